@@ -1,0 +1,10 @@
+export { freePort, waitFor } from './free-port.js';
+export {
+  startRedis,
+  startPrivateRedisServer,
+  type RedisHandle,
+  type RedisControl,
+  type StartRedisOptions,
+} from './redis-server.js';
+export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
+export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process.js';

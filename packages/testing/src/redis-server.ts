@@ -1,0 +1,191 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Redis, type RedisOptions } from 'ioredis';
+import { freePort, waitFor } from './free-port.js';
+
+/** A Redis a test talks to; `control` is present when the test may stop, pause or restart it. */
+export interface RedisHandle {
+  /** `redis://host:port` */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Where this Redis came from. */
+  readonly source: 'env' | 'testcontainers' | 'redis-server';
+  /** Present for a Redis this process owns (private redis-server or container). */
+  readonly control?: RedisControl;
+  /** A new ioredis client for this Redis; the caller closes it. */
+  client(options?: RedisOptions): Redis;
+  /** Stops and removes what was started (no-op for `REDIS_URL`). */
+  close(): Promise<void>;
+}
+
+/** Operations on a Redis the test owns. */
+export interface RedisControl {
+  /** Stops the server (the port stays reserved for `start`). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port; with `appendonly` the data survives. */
+  start(): Promise<void>;
+  restart(): Promise<void>;
+  /** SIGSTOP: the server keeps its sockets open and answers nothing. */
+  pause(): void;
+  /** SIGCONT after `pause`. */
+  resume(): void;
+}
+
+/** Options for {@link startRedis}. */
+export interface StartRedisOptions {
+  /**
+   * The test needs to stop, pause or restart Redis: never use `REDIS_URL`.
+   * @default false
+   */
+  controllable?: boolean;
+  /**
+   * `appendonly yes` + `appendfsync always`, so a restart keeps every acknowledged write.
+   * @default false
+   */
+  appendOnly?: boolean;
+  /** Extra `redis-server` arguments, e.g. `['--cluster-enabled', 'yes']`. */
+  args?: readonly string[];
+}
+
+/**
+ * A real Redis for a test: `REDIS_URL` if set (and the test need not control it); else a private `redis-server`
+ * on a free port when the binary exists; else testcontainers when a Docker engine answers.
+ */
+export async function startRedis(options: StartRedisOptions = {}): Promise<RedisHandle> {
+  const fromEnv = process.env['REDIS_URL'];
+  if (fromEnv && !options.controllable && !options.appendOnly && !options.args) {
+    const url = new URL(fromEnv);
+    return handle(fromEnv, url.hostname, Number(url.port || 6379), 'env', undefined, async () => {});
+  }
+  if (await hasRedisServer()) return startPrivateRedisServer(options);
+  return startContainer(options);
+}
+
+async function hasRedisServer(): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = spawn('redis-server', ['--version'], { stdio: 'ignore' });
+    probe.on('error', () => resolve(false));
+    probe.on('exit', (code) => resolve(code === 0));
+  });
+}
+
+function handle(
+  url: string,
+  host: string,
+  port: number,
+  source: RedisHandle['source'],
+  control: RedisControl | undefined,
+  close: () => Promise<void>,
+): RedisHandle {
+  return {
+    url,
+    host,
+    port,
+    source,
+    ...(control ? { control } : {}),
+    client: (opts) => new Redis({ host, port, lazyConnect: false, ...opts }),
+    close,
+  };
+}
+
+/** Starts `redis-server` on a free port in a private data dir. */
+export async function startPrivateRedisServer(options: StartRedisOptions = {}): Promise<RedisHandle> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'retry-safe-redis-'));
+  const args = [
+    '--port', String(port),
+    '--bind', '127.0.0.1',
+    '--dir', dir,
+    '--save', '',
+    '--logfile', '',
+    '--loglevel', 'warning',
+    ...(options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
+    ...(options.args ?? []),
+  ];
+  let child: ChildProcess | undefined;
+
+  const start = async (): Promise<void> => {
+    const proc = spawn('redis-server', args, { stdio: ['ignore', 'ignore', 'inherit'] });
+    child = proc;
+    proc.unref();
+    await waitFor(`redis-server on port ${port}`, async () => {
+      if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}`);
+      const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
+      probe.on('error', () => {});
+      try {
+        await probe.connect();
+        // While loading the AOF, Redis answers -LOADING; wait until it serves commands.
+        await probe.ping();
+      } finally {
+        probe.disconnect();
+      }
+    });
+  };
+  const stop = async (): Promise<void> => {
+    const proc = child;
+    child = undefined;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    proc.kill(proc.killed ? 'SIGKILL' : 'SIGTERM');
+    // A paused server cannot handle SIGTERM until it continues.
+    proc.kill('SIGCONT');
+    await exited;
+  };
+  const control: RedisControl = {
+    stop,
+    start,
+    restart: async () => {
+      await stop();
+      await start();
+    },
+    pause: () => {
+      child?.kill('SIGSTOP');
+    },
+    resume: () => {
+      child?.kill('SIGCONT');
+    },
+  };
+
+  await start();
+  return handle(`redis://127.0.0.1:${port}`, '127.0.0.1', port, 'redis-server', control, async () => {
+    await stop();
+    await rm(dir, { recursive: true, force: true });
+  });
+}
+
+async function startContainer(options: StartRedisOptions): Promise<RedisHandle> {
+  // Loaded only here: testcontainers is optional and needs a Docker engine.
+  const { RedisContainer } = await import('@testcontainers/redis');
+  const command = [
+    'redis-server',
+    '--save', '',
+    ...(options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
+    ...(options.args ?? []),
+  ];
+  const container = await new RedisContainer('redis:7-alpine').withCommand(command).start();
+  const host = container.getHost();
+  const port = container.getPort();
+  const control: RedisControl = {
+    stop: async () => {
+      await container.stop({ remove: false });
+    },
+    start: async () => {
+      await container.restart();
+    },
+    restart: async () => {
+      await container.restart();
+    },
+    pause: () => {
+      throw new Error('pause is not supported for a container-backed Redis');
+    },
+    resume: () => {
+      throw new Error('resume is not supported for a container-backed Redis');
+    },
+  };
+  return handle(`redis://${host}:${port}`, host, port, 'testcontainers', control, async () => {
+    await container.stop();
+  });
+}

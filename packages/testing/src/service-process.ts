@@ -1,0 +1,92 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { waitFor } from './free-port.js';
+
+/** Options for {@link startServiceProcess}. */
+export interface ServiceProcessOptions {
+  /** Name used as the log prefix. */
+  name: string;
+  /** Path of the built entry point, e.g. `apps/payments/dist/main.js`. */
+  entry: string;
+  /** Port the service listens on; `/health` is polled there. */
+  port: number;
+  /** Environment added to the current one. */
+  env?: Record<string, string>;
+  /**
+   * Print the service's output, prefixed with its name.
+   * @default process.env.E2E_LOGS === '1'
+   */
+  logs?: boolean;
+  /** @default '/health' */
+  healthPath?: string;
+  /** @default 15_000 */
+  startTimeoutMs?: number;
+}
+
+/** A service running as a child process, so a test can SIGKILL and restart it like a crash. */
+export interface ServiceProcess {
+  readonly name: string;
+  readonly url: string;
+  readonly port: number;
+  readonly pid: number | undefined;
+  /** Sends a signal and waits for the exit (SIGKILL is a crash: no shutdown hooks run). */
+  kill(signal?: NodeJS.Signals): Promise<void>;
+  /** Starts the process again with the same options, after it exited. */
+  start(): Promise<void>;
+  /** Everything it printed, for assertions on logs. */
+  output(): string;
+}
+
+/** Starts a built service in a child process and waits until its health endpoint answers 200. */
+export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
+  const { name, entry, port, healthPath = '/health', startTimeoutMs = 15_000 } = options;
+  const logs = options.logs ?? process.env['E2E_LOGS'] === '1';
+  let child: ChildProcess | undefined;
+  let buffer = '';
+  const url = `http://127.0.0.1:${port}`;
+
+  const start = async (): Promise<void> => {
+    const proc = spawn(process.execPath, [entry], {
+      env: { ...process.env, NODE_OPTIONS: '', ...options.env },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    child = proc;
+    const onData = (chunk: Buffer): void => {
+      const text = chunk.toString();
+      buffer += text;
+      if (logs) for (const line of text.split('\n')) if (line) process.stdout.write(`[${name}] ${line}\n`);
+    };
+    proc.stdout?.on('data', onData);
+    proc.stderr?.on('data', onData);
+    await waitFor(
+      `${name} at ${url}${healthPath}`,
+      async () => {
+        if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode}:\n${buffer}`);
+        const res = await fetch(`${url}${healthPath}`);
+        if (res.status !== 200) throw new Error(`${name} health ${res.status}`);
+      },
+      { timeoutMs: startTimeoutMs },
+    ).catch((error: unknown) => {
+      proc.kill('SIGKILL');
+      throw error;
+    });
+  };
+
+  await start();
+  return {
+    name,
+    url,
+    port,
+    get pid() {
+      return child?.pid;
+    },
+    kill: async (signal: NodeJS.Signals = 'SIGTERM') => {
+      const proc = child;
+      if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+      const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+      proc.kill(signal);
+      await exited;
+    },
+    start,
+    output: () => buffer,
+  };
+}
