@@ -13,7 +13,10 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { group: ['**/apps/**', '@retry-safe/*/src/*', '@retry-safe/*/dist/*'], message: 'Use the package entry; packages never import apps.' },
+            {
+              group: ['**/apps/**', '@retry-safe/*/src/*', '@retry-safe/*/dist/*'],
+              message: 'Use the package entry; packages never import apps.',
+            },
           ],
         },
       ],
@@ -22,6 +25,15 @@ export default tseslint.config(
   {
     // Only apps read process.env; libraries take typed options.
     files: ['packages/idempotency/src/**', 'packages/fault-injection/src/**', 'packages/http-client/src/**'],
-    rules: { 'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Libraries take typed options; only apps read process.env.' }] },
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        {
+          object: 'process',
+          property: 'env',
+          message: 'Libraries take typed options; only apps read process.env.',
+        },
+      ],
+    },
   },
 );

@@ -18,20 +18,31 @@ export interface RedisClusterHandle {
  * Starts `masters` redis-servers with cluster mode on and joins them with `redis-cli --cluster create`
  * (no replicas). Needs the `redis-server` and `redis-cli` binaries.
  */
-export async function startRedisCluster({ masters = 3 }: { masters?: number } = {}): Promise<RedisClusterHandle> {
+export async function startRedisCluster({
+  masters = 3,
+}: { masters?: number } = {}): Promise<RedisClusterHandle> {
   const nodes: RedisHandle[] = [];
   try {
     for (let i = 0; i < masters; i++) {
       nodes.push(
         await startPrivateRedisServer({
-          args: ['--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${i}.conf`, '--cluster-node-timeout', '2000'],
+          args: [
+            '--cluster-enabled',
+            'yes',
+            '--cluster-config-file',
+            `nodes-${i}.conf`,
+            '--cluster-node-timeout',
+            '2000',
+          ],
         }),
       );
     }
     await run('redis-cli', [
-      '--cluster', 'create',
+      '--cluster',
+      'create',
       ...nodes.map((n) => `127.0.0.1:${n.port}`),
-      '--cluster-replicas', '0',
+      '--cluster-replicas',
+      '0',
       '--cluster-yes',
     ]);
     const first = nodes[0]!;

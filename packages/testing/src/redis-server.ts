@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
 import { freePort, waitFor } from './free-port.js';
@@ -96,12 +97,18 @@ export async function startPrivateRedisServer(options: StartRedisOptions = {}): 
   const port = await freePort();
   const dir = await mkdtemp(join(tmpdir(), 'retry-safe-redis-'));
   const args = [
-    '--port', String(port),
-    '--bind', '127.0.0.1',
-    '--dir', dir,
-    '--save', '',
-    '--logfile', '',
-    '--loglevel', 'warning',
+    '--port',
+    String(port),
+    '--bind',
+    '127.0.0.1',
+    '--dir',
+    dir,
+    '--save',
+    '',
+    '--logfile',
+    '',
+    '--loglevel',
+    'warning',
     ...(options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
     ...(options.args ?? []),
   ];
@@ -113,15 +120,7 @@ export async function startPrivateRedisServer(options: StartRedisOptions = {}): 
     proc.unref();
     await waitFor(`redis-server on port ${port}`, async () => {
       if (proc.exitCode !== null) throw new Error(`redis-server exited with ${proc.exitCode}`);
-      const probe = new Redis({ port, host: '127.0.0.1', lazyConnect: true, maxRetriesPerRequest: 0, retryStrategy: () => null });
-      probe.on('error', () => {});
-      try {
-        await probe.connect();
-        // While loading the AOF, Redis answers -LOADING; wait until it serves commands.
-        await probe.ping();
-      } finally {
-        probe.disconnect();
-      }
+      await ping(port);
     });
   };
   const stop = async (): Promise<void> => {
@@ -129,6 +128,8 @@ export async function startPrivateRedisServer(options: StartRedisOptions = {}): 
     child = undefined;
     if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
     const exited = new Promise<void>((resolve) => proc.once('exit', () => resolve()));
+    // Keep the event loop alive until it is gone (the child is unref'd so a forgotten server never blocks exit).
+    proc.ref();
     proc.kill(proc.killed ? 'SIGKILL' : 'SIGTERM');
     // A paused server cannot handle SIGTERM until it continues.
     proc.kill('SIGCONT');
@@ -161,7 +162,8 @@ async function startContainer(options: StartRedisOptions): Promise<RedisHandle> 
   const { RedisContainer } = await import('@testcontainers/redis');
   const command = [
     'redis-server',
-    '--save', '',
+    '--save',
+    '',
     ...(options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
     ...(options.args ?? []),
   ];
@@ -187,5 +189,31 @@ async function startContainer(options: StartRedisOptions): Promise<RedisHandle> 
   };
   return handle(`redis://${host}:${port}`, host, port, 'testcontainers', control, async () => {
     await container.stop();
+  });
+}
+
+/**
+ * One PING over a raw socket; resolves on +PONG. A plain socket rather than an ioredis client: a failed ioredis
+ * connect leaves a timer behind that keeps a short-lived process alive for seconds. While loading its AOF, Redis
+ * answers -LOADING, which counts as not ready.
+ */
+async function ping(port: number): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const socket = connect({ port, host: '127.0.0.1' });
+    socket.setTimeout(1_000);
+    let reply = '';
+    socket.on('connect', () => socket.write('PING\r\n'));
+    socket.on('data', (chunk) => {
+      reply += chunk.toString();
+      if (!reply.includes('\r\n')) return;
+      socket.destroy();
+      if (reply.startsWith('+PONG')) resolve();
+      else reject(new Error(`redis-server answered ${reply.trim()}`));
+    });
+    socket.on('timeout', () => {
+      socket.destroy();
+      reject(new Error('PING timed out'));
+    });
+    socket.on('error', reject);
   });
 }

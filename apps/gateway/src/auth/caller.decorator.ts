@@ -1,0 +1,20 @@
+import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
+import type { Request } from 'express';
+import { requestContextOf } from '../common/request-context.middleware.js';
+
+/** Who is calling: what a downstream call needs to carry. */
+export interface Caller {
+  /** The authenticated tenant (a UUID). */
+  readonly tenantId: string;
+  /** The id minted for this request, sent down the chain as `x-request-id`. */
+  readonly requestId: string;
+}
+
+/** The authenticated {@link Caller}; use on routes guarded by `ApiTokenGuard`. */
+export const AuthenticatedCaller = createParamDecorator(
+  (_data: unknown, context: ExecutionContext): Caller => {
+    const requestContext = requestContextOf(context.switchToHttp().getRequest<Request>());
+    if (requestContext?.tenantId === undefined) throw new Error('@AuthenticatedCaller() needs ApiTokenGuard');
+    return { tenantId: requestContext.tenantId, requestId: requestContext.requestId };
+  },
+);

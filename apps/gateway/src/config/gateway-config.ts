@@ -1,0 +1,111 @@
+import { z } from 'zod';
+import { ApiTokens } from '../auth/api-tokens.js';
+
+/** How the gateway fills `Idempotency-Key` on its calls to orders. */
+export const KeyMode = {
+  /** The client's key on the first call and on every retry: the safe design. */
+  Propagate: 'propagate',
+  /**
+   * DEMONSTRATION ONLY: a fresh key on every attempt, as a gateway that mints its own keys would. A retry after a
+   * lost response then looks like a new payment downstream, and charges again.
+   */
+  Regenerate: 'regenerate',
+} as const;
+/** One of {@link KeyMode}'s values. */
+export type KeyMode = (typeof KeyMode)[keyof typeof KeyMode];
+
+const int = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'must be a number' })
+    .int('must be an integer')
+    .min(min, `must be between ${min} and ${max}`)
+    .max(max, `must be between ${min} and ${max}`);
+const httpUrl = z
+  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
+  .transform((url) => url.replace(/\/+$/, ''));
+
+/** The environment the gateway reads, once, at start-up. */
+const EnvSchema = z.object({
+  GATEWAY_PORT: int(1, 65_535).default(3000),
+  ORDERS_URL: httpUrl.default('http://127.0.0.1:3001'),
+  API_TOKENS: z
+    .string({ error: 'is required: token=tenantUuid,token=tenantUuid (see the README for the demo tenants)' })
+    .transform((spec, ctx) => {
+      try {
+        return ApiTokens.parse(spec);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', message: (error as Error).message });
+        return z.NEVER;
+      }
+    }),
+  GATEWAY_KEY_MODE: z
+    .enum([KeyMode.Propagate, KeyMode.Regenerate], { error: "must be 'propagate' or 'regenerate'" })
+    .default(KeyMode.Propagate),
+  GATEWAY_DEADLINE_MS: int(100, 120_000).default(10_000),
+  GATEWAY_BODY_LIMIT_BYTES: int(256, 1_048_576).default(16_384),
+  UPSTREAM_RETRIES: int(0, 10).default(3),
+  UPSTREAM_ATTEMPT_TIMEOUT_MS: int(10, 120_000).default(5_000),
+  FAULTS_ENABLED: z.stringbool({ error: "must be 'true' or 'false'" }).default(false),
+});
+
+/** Validated settings of the gateway. */
+export interface GatewayConfig {
+  /** `GATEWAY_PORT` (default 3000). */
+  readonly port: number;
+  /** `ORDERS_URL` (default `http://127.0.0.1:3001`). */
+  readonly ordersUrl: string;
+  /** `API_TOKENS` (required): bearer tokens and their tenants. */
+  readonly apiTokens: ApiTokens;
+  /** `GATEWAY_KEY_MODE` (default `propagate`); `regenerate` is a labelled demonstration of the unsafe design. */
+  readonly keyMode: KeyMode;
+  /** `GATEWAY_DEADLINE_MS` (default 10000): the budget of one client request across every hop and retry. */
+  readonly deadlineMs: number;
+  /** `GATEWAY_BODY_LIMIT_BYTES` (default 16384): larger bodies get 413. */
+  readonly bodyLimitBytes: number;
+  /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to orders. */
+  readonly upstream: { readonly retries: number; readonly attemptTimeoutMs: number };
+  /** `FAULTS_ENABLED` (default false): mounts the fault-injection rules and their `/__faults` routes. */
+  readonly faultsEnabled: boolean;
+}
+
+/** DI token of the {@link GatewayConfig}. */
+export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
+
+/** The environment is invalid; `message` names every offending variable. */
+export class ConfigError extends Error {
+  readonly code = 'CONFIG_INVALID';
+  constructor(message: string, options?: ErrorOptions) {
+    super(message, options);
+    this.name = 'ConfigError';
+  }
+}
+
+// Never echo these back in an error message.
+const SECRET_VARIABLES = new Set(['API_TOKENS']);
+
+/**
+ * Validates the environment. Called once by `main.ts` (tests pass their own record).
+ * @throws {@link ConfigError} listing every invalid variable.
+ */
+export function loadGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
+  const parsed = EnvSchema.safeParse(env);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => {
+      const name = String(issue.path[0] ?? '(environment)');
+      const value = SECRET_VARIABLES.has(name) ? '' : `=${JSON.stringify(env[name] ?? null)}`;
+      return `  ${name}${value}: ${issue.message}`;
+    });
+    throw new ConfigError(`gateway: invalid environment\n${lines.join('\n')}`, { cause: parsed.error });
+  }
+  const e = parsed.data;
+  return {
+    port: e.GATEWAY_PORT,
+    ordersUrl: e.ORDERS_URL,
+    apiTokens: e.API_TOKENS,
+    keyMode: e.GATEWAY_KEY_MODE,
+    deadlineMs: e.GATEWAY_DEADLINE_MS,
+    bodyLimitBytes: e.GATEWAY_BODY_LIMIT_BYTES,
+    upstream: { retries: e.UPSTREAM_RETRIES, attemptTimeoutMs: e.UPSTREAM_ATTEMPT_TIMEOUT_MS },
+    faultsEnabled: e.FAULTS_ENABLED,
+  };
+}

@@ -1,0 +1,30 @@
+import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
+import type { Response } from 'express';
+import { ApiTokenGuard } from '../auth/api-token.guard.js';
+import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
+import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
+import { OrderIdSchema } from '../common/order-id.js';
+import { relay } from '../common/relay.js';
+import { OrdersClient } from '../orders/orders.client.js';
+import { RequestInvoiceSchema, type RequestInvoice } from './request-invoice.schema.js';
+
+/**
+ * Asks for an invoice email: orders enqueues a job and answers 202 `{deliveryId}`. Calling it twice publishes two
+ * deliveries (that is how a producer retry looks); the invoice worker sends one email per order and version.
+ */
+@Controller('v1/orders')
+@UseGuards(ApiTokenGuard, JsonContentTypeGuard)
+export class InvoicesController {
+  constructor(private readonly orders: OrdersClient) {}
+
+  @Post(':orderId/invoices')
+  async request(
+    @AuthenticatedCaller() caller: Caller,
+    @Param('orderId', { schema: OrderIdSchema }) orderId: string,
+    @Body({ schema: RequestInvoiceSchema }) invoice: RequestInvoice,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<unknown> {
+    const upstream = await this.orders.requestInvoice({ orderId, ...invoice }, caller);
+    return relay(res, upstream);
+  }
+}

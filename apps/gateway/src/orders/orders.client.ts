@@ -1,0 +1,143 @@
+import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, Logger } from '@nestjs/common';
+import {
+  HttpClientErrorCode,
+  createServiceClient,
+  isHttpClientError,
+  type ServiceClient,
+  type ServiceResponse,
+} from '@retry-safe/http-client';
+import type { Caller } from '../auth/caller.decorator.js';
+import { GATEWAY_CONFIG, KeyMode, type GatewayConfig } from '../config/gateway-config.js';
+import { serializeSfString } from '../idempotency-key/idempotency-key.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+
+/** Header that carries the authenticated tenant to the internal services. */
+export const TENANT_HEADER = 'x-tenant-id';
+
+/** A payment as the gateway forwards it (orders adds nothing but the hop). */
+export interface PaymentRequest {
+  readonly orderId: string;
+  readonly amount: number;
+  readonly currency: string;
+}
+
+/** An invoice request as the gateway forwards it. */
+export interface InvoiceRequest {
+  readonly orderId: string;
+  readonly version: number;
+  readonly email: string;
+}
+
+/**
+ * The gateway's client of the orders service: retries network errors and 502/503/504 with backoff inside the
+ * request's deadline (`GATEWAY_DEADLINE_MS`), which it propagates. Answers (2xx and 4xx) are returned for the
+ * controller to relay; failures that outlive the retries throw the http-client's errors.
+ */
+@Injectable()
+export class OrdersClient {
+  private readonly logger = new Logger(OrdersClient.name);
+  private readonly client: ServiceClient;
+  private readonly regenerating: ServiceClient;
+
+  constructor(
+    @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
+    private readonly metrics: MetricsService,
+  ) {
+    const common = {
+      baseURL: config.ordersUrl,
+      attemptTimeoutMs: config.upstream.attemptTimeoutMs,
+      defaultBudgetMs: config.deadlineMs,
+      onAttempt: () => metrics.upstreamAttempts.inc({ upstream: 'orders' }),
+    };
+    this.client = createServiceClient({
+      ...common,
+      retries: config.upstream.retries,
+      onRetry: (retry) =>
+        metrics.upstreamRetries.inc({
+          upstream: 'orders',
+          reason: String(retry.status ?? retry.errorCode ?? 'error'),
+        }),
+    });
+    // Regenerate mode retries by hand: the shared client sends one key on every attempt, by design.
+    this.regenerating = createServiceClient({ ...common, retries: 0 });
+    if (config.keyMode === KeyMode.Regenerate) {
+      this.logger.warn({
+        msg: 'GATEWAY_KEY_MODE=regenerate: DEMONSTRATION MODE. Every attempt to orders carries a fresh idempotency key, so a retry after a lost response charges again. Never run this in production.',
+      });
+    }
+  }
+
+  /** `POST /v1/orders/{orderId}/payments` with the client's key (or, in regenerate mode, a new key per attempt). */
+  async createPayment(
+    payment: PaymentRequest,
+    idempotencyKey: string,
+    context: Caller,
+  ): Promise<ServiceResponse<unknown>> {
+    const path = `/v1/orders/${encodeURIComponent(payment.orderId)}/payments`;
+    const body = { amount: payment.amount, currency: payment.currency };
+    const deadline = Date.now() + this.config.deadlineMs;
+    if (this.config.keyMode === KeyMode.Regenerate)
+      return this.postRegeneratingKeys(path, body, deadline, context);
+    return this.client.post(path, body, {
+      // The canonical sf-string form, so a key with spaces or quotes reaches payments exactly as the client meant.
+      idempotencyKey: serializeSfString(idempotencyKey),
+      requestId: context.requestId,
+      deadline,
+      headers: { [TENANT_HEADER]: context.tenantId },
+    });
+  }
+
+  /** `POST /v1/orders/{orderId}/invoices`: orders enqueues a job and answers 202 `{deliveryId}`. */
+  async requestInvoice(invoice: InvoiceRequest, context: Caller): Promise<ServiceResponse<unknown>> {
+    return this.client.post(
+      `/v1/orders/${encodeURIComponent(invoice.orderId)}/invoices`,
+      { version: invoice.version, email: invoice.email },
+      {
+        requestId: context.requestId,
+        deadline: Date.now() + this.config.deadlineMs,
+        headers: { [TENANT_HEADER]: context.tenantId },
+      },
+    );
+  }
+
+  /**
+   * DEMONSTRATION of the unsafe design (`GATEWAY_KEY_MODE=regenerate`): the same retries as the normal path
+   * (network errors, timeouts, 502/503/504, exponential backoff inside the deadline), but each attempt mints a new
+   * key, so downstream cannot tell a retry from a new payment.
+   */
+  private async postRegeneratingKeys(
+    path: string,
+    body: unknown,
+    deadline: number,
+    context: Caller,
+  ): Promise<ServiceResponse<unknown>> {
+    for (let attempt = 1; ; attempt++) {
+      const key = randomUUID();
+      this.logger.warn({
+        msg: 'GATEWAY_KEY_MODE=regenerate (demonstration): fresh idempotency key for this attempt',
+        requestId: context.requestId,
+        attempt,
+        idempotencyKey: key,
+      });
+      try {
+        return await this.regenerating.post(path, body, {
+          idempotencyKey: serializeSfString(key),
+          requestId: context.requestId,
+          deadline,
+          headers: { [TENANT_HEADER]: context.tenantId },
+        });
+      } catch (error) {
+        if (!isHttpClientError(error) || error.code === HttpClientErrorCode.InvalidRequest) throw error;
+        const status = error.lastStatus;
+        const retryable = status === undefined || [502, 503, 504].includes(status);
+        const delayMs = 50 * 2 ** (attempt - 1);
+        if (!retryable || attempt > this.config.upstream.retries || Date.now() + delayMs >= deadline)
+          throw error;
+        this.metrics.upstreamRetries.inc({ upstream: 'orders', reason: String(status ?? error.code) });
+        await sleep(delayMs);
+      }
+    }
+  }
+}

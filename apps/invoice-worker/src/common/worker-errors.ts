@@ -1,0 +1,100 @@
+/** Stable codes of invoice-worker's own errors (the coordinator's errors keep their `IDEMPOTENCY_*` codes). */
+export const InvoiceWorkerErrorCode = {
+  /** The job's data does not match the contract: retrying cannot fix it. */
+  InvalidJob: 'INVALID_INVOICE_JOB',
+  /** The mail provider refused the email with a 4xx: retrying the same request cannot fix it. */
+  MailRejected: 'MAIL_PROVIDER_REJECTED',
+  /** The mail provider did not answer usably after the client's retries: the job is retried later. */
+  MailUnavailable: 'MAIL_PROVIDER_UNAVAILABLE',
+  /** A fault rule made this step fail on purpose (scenarios only). */
+  FaultInjected: 'FAULT_INJECTED',
+  /** `/health` found Redis unreachable. */
+  RedisUnavailable: 'REDIS_UNAVAILABLE',
+} as const;
+/** One of {@link InvoiceWorkerErrorCode}'s values. */
+export type InvoiceWorkerErrorCode = (typeof InvoiceWorkerErrorCode)[keyof typeof InvoiceWorkerErrorCode];
+
+/** Base of invoice-worker's errors: a stable `code`, a `cause`, and context for logs. */
+export abstract class InvoiceWorkerError extends Error {
+  abstract readonly code: InvoiceWorkerErrorCode;
+  protected constructor(
+    message: string,
+    /** What the error concerns (job id, status...), for logs. */
+    readonly context: Readonly<Record<string, unknown>> = {},
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** The job's data broke the contract (see `InvoiceJobSchema`). */
+export class InvalidInvoiceJobError extends InvoiceWorkerError {
+  readonly code = InvoiceWorkerErrorCode.InvalidJob;
+  constructor(
+    /** One line per problem, e.g. `tenantId: must be a UUID`. */
+    readonly issues: readonly string[],
+    options?: ErrorOptions,
+  ) {
+    super(`invalid invoice job: ${issues.join('; ')}`, { issues }, options);
+  }
+}
+
+/** The mail provider answered 4xx (e.g. 422: its key was reused with another recipient). */
+export class MailProviderRejectedError extends InvoiceWorkerError {
+  readonly code = InvoiceWorkerErrorCode.MailRejected;
+  constructor(
+    readonly status: number,
+    /** The provider's problem `code`, when it sent one. */
+    readonly providerCode: string | undefined,
+    detail: string | undefined,
+  ) {
+    super(`mail provider refused the email: ${status} ${providerCode ?? ''} ${detail ?? ''}`.trim(), {
+      status,
+      providerCode,
+    });
+  }
+}
+
+/** The mail provider was unreachable, timed out, or answered 5xx after the client's retries. */
+export class MailProviderUnavailableError extends InvoiceWorkerError {
+  readonly code = InvoiceWorkerErrorCode.MailUnavailable;
+  constructor(message: string, options?: ErrorOptions) {
+    super(`mail provider unavailable: ${message}`, {}, options);
+  }
+}
+
+/** Thrown by a `fail` fault rule at a job fault point. */
+export class InjectedFaultError extends InvoiceWorkerError {
+  readonly code = InvoiceWorkerErrorCode.FaultInjected;
+  constructor(
+    readonly point: string,
+    options?: ErrorOptions,
+  ) {
+    super(`injected fault at ${point}`, { point }, options);
+  }
+}
+
+/** `/health`: Redis did not answer PING. */
+export class RedisUnavailableError extends InvoiceWorkerError {
+  readonly code = InvoiceWorkerErrorCode.RedisUnavailable;
+  constructor(options?: ErrorOptions) {
+    super('Redis did not answer PING', {}, options);
+  }
+}
+
+const codes = new Set<string>(Object.values(InvoiceWorkerErrorCode));
+
+/** True for invoice-worker's own errors, recognised by `code`. */
+export function isInvoiceWorkerError(error: unknown): error is InvoiceWorkerError {
+  if (!(error instanceof Error)) return false;
+  const code: unknown = (error as Error & { code?: unknown }).code;
+  return typeof code === 'string' && codes.has(code);
+}
+
+/** The `code` of any error that has a string one (this app's, the coordinator's, the HTTP client's). */
+export function codeOf(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const code: unknown = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : undefined;
+}

@@ -1,0 +1,89 @@
+import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import type { Job } from 'bullmq';
+import { JobFaultPoint, JobFaults } from '../faults/job-faults.js';
+import { DeliveryOutcome, MetricsService } from '../metrics/metrics.service.js';
+import { INVOICES_QUEUE, parseInvoiceJob, type InvoiceReceipt } from './invoice-job.js';
+import { InvoiceSender } from './invoice-sender.service.js';
+import { toJobFailure } from './job-failure.js';
+
+/**
+ * Consumes the `invoices` queue. The worker options (lock, stalled check, concurrency) come from config: the
+ * module defines a subclass decorated with them (see `InvoicesModule.forRoot`).
+ */
+@Processor(INVOICES_QUEUE)
+export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
+  private readonly logger = new Logger(InvoicesProcessor.name);
+
+  constructor(
+    private readonly sender: InvoiceSender,
+    private readonly faults: JobFaults,
+    private readonly metrics: MetricsService,
+  ) {
+    super();
+  }
+
+  /**
+   * One delivery. Returning is the acknowledgement (BullMQ completes the job with the receipt as `returnvalue`);
+   * throwing is a negative one. So the order is fixed: send, save the receipt (inside the coordinator), and only
+   * then return. Acknowledging first would lose the invoice if the process died before sending.
+   */
+  override async process(job: Job<unknown, InvoiceReceipt>): Promise<InvoiceReceipt> {
+    const jobId = job.id ?? '(no id)';
+    const started = process.hrtime.bigint();
+    try {
+      const invoice = parseInvoiceJob(job.data);
+      const { receipt, outcome } = await this.sender.send(invoice, jobId);
+      this.metrics.sends.inc({ outcome });
+      // The email is out and its receipt saved: from here a crash or a failed acknowledgement only costs a
+      // redelivery, and that redelivery replays the receipt instead of sending again.
+      await this.faults.trip(JobFaultPoint.BeforeAck, { jobId, deliveryId: invoice.deliveryId });
+      this.logger.log('invoice sent', {
+        jobId,
+        deliveryId: invoice.deliveryId,
+        attempt: job.attemptsStarted,
+        outcome,
+        emailId: receipt.emailId,
+      });
+      return receipt;
+    } catch (error) {
+      throw toJobFailure(error);
+    } finally {
+      this.metrics.jobDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  /** Counts acknowledgements: BullMQ emits this once the job is really moved to completed. */
+  @OnWorkerEvent('completed')
+  onCompleted(): void {
+    this.metrics.jobs.inc({ outcome: DeliveryOutcome.Completed });
+  }
+
+  /** Counts and logs every failed delivery: `retried` (it comes back) or `failed` (for good). */
+  @OnWorkerEvent('failed')
+  onFailed(job: Job | undefined, error: Error): void {
+    // BullMQ sets `finishedOn` only when the job moved to failed for good; a retried job goes back to delayed/wait.
+    const final = job === undefined || job.finishedOn !== undefined;
+    this.metrics.jobs.inc({ outcome: final ? DeliveryOutcome.Failed : DeliveryOutcome.Retried });
+    this.logger.warn(final ? 'delivery failed for good' : 'delivery failed, will be retried', {
+      jobId: job?.id,
+      attemptsStarted: job?.attemptsStarted,
+      attemptsMade: job?.attemptsMade,
+      reason: error.message,
+    });
+  }
+
+  /**
+   * On shutdown, stop taking jobs and let the running ones finish before anything they use (the Redis client, the
+   * idempotency store) closes in the later `onApplicationShutdown` hooks.
+   */
+  async onModuleDestroy(): Promise<void> {
+    await this.worker.close();
+  }
+
+  /** A worker-level error (lost Redis connection...): logged, BullMQ reconnects by itself. */
+  @OnWorkerEvent('error')
+  onError(error: Error): void {
+    this.logger.error('worker error', { error: error.message });
+  }
+}

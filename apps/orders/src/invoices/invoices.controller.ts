@@ -1,0 +1,26 @@
+import { Body, Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
+import { Chain } from '../common/chain-context.decorator.js';
+import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
+import { OrderIdSchema } from '../common/order-id.js';
+import type { ChainContext } from '../common/request-context.middleware.js';
+import { TenantId } from '../common/tenant-id.decorator.js';
+import { RequestInvoiceSchema, type RequestInvoice } from './invoice-job.js';
+import { InvoicesService, type InvoiceReceipt } from './invoices.service.js';
+
+/** Internal: asks for an invoice email; 202 `{deliveryId}` once the job is on the queue. */
+@Controller('v1/orders')
+@UseGuards(JsonContentTypeGuard)
+export class InvoicesController {
+  constructor(private readonly invoices: InvoicesService) {}
+
+  @Post(':orderId/invoices')
+  @HttpCode(HttpStatus.ACCEPTED)
+  request(
+    @TenantId() tenantId: string,
+    @Param('orderId', { schema: OrderIdSchema }) orderId: string,
+    @Body({ schema: RequestInvoiceSchema }) invoice: RequestInvoice,
+    @Chain() chain: ChainContext,
+  ): Promise<InvoiceReceipt> {
+    return this.invoices.publish(tenantId, orderId, invoice.version, invoice.email, chain.requestId);
+  }
+}

@@ -1,0 +1,51 @@
+import { Inject, Injectable } from '@nestjs/common';
+import { createServiceClient, type ServiceClient, type ServiceResponse } from '@retry-safe/http-client';
+import type { ChainContext } from '../common/request-context.middleware.js';
+import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+
+/** The internal payment command payments executes. */
+export interface PaymentCommand {
+  readonly tenantId: string;
+  readonly orderId: string;
+  readonly amount: number;
+  readonly currency: string;
+}
+
+/**
+ * The orders service's client of payments (`PAYMENTS_URL`, round robin over several replicas, one per attempt):
+ * retries network errors and 502/503/504 with backoff inside the chain's deadline, with the same key on every
+ * attempt. Answers (2xx and 4xx) are returned for the controller to relay.
+ */
+@Injectable()
+export class PaymentsClient {
+  private readonly client: ServiceClient;
+
+  constructor(@Inject(ORDERS_CONFIG) config: OrdersConfig, metrics: MetricsService) {
+    this.client = createServiceClient({
+      baseURLs: config.paymentsUrls,
+      retries: config.upstream.retries,
+      attemptTimeoutMs: config.upstream.attemptTimeoutMs,
+      defaultBudgetMs: config.requestBudgetMs,
+      onAttempt: () => metrics.upstreamAttempts.inc({ upstream: 'payments' }),
+      onRetry: (retry) =>
+        metrics.upstreamRetries.inc({
+          upstream: 'payments',
+          reason: String(retry.status ?? retry.errorCode ?? 'error'),
+        }),
+    });
+  }
+
+  /** `POST /v1/payments` with the client's key as it came. */
+  charge(
+    payment: PaymentCommand,
+    idempotencyKey: string,
+    chain: ChainContext,
+  ): Promise<ServiceResponse<unknown>> {
+    return this.client.post('/v1/payments', payment, {
+      idempotencyKey,
+      requestId: chain.requestId,
+      deadline: chain.deadline,
+    });
+  }
+}

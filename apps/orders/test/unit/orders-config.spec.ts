@@ -1,0 +1,39 @@
+import { describe, expect, it } from '@jest/globals';
+import { ConfigError, loadOrdersConfig } from '../../src/config/orders-config.js';
+
+describe('loadOrdersConfig', () => {
+  it('applies the defaults', () => {
+    expect(loadOrdersConfig({})).toEqual({
+      port: 3001,
+      paymentsUrls: ['http://127.0.0.1:3002'],
+      redisUrl: 'redis://127.0.0.1:6379',
+      bullmqPrefix: 'bull',
+      upstream: { retries: 3, attemptTimeoutMs: 5_000 },
+      requestBudgetMs: 10_000,
+      bodyLimitBytes: 16_384,
+      faultsEnabled: false,
+    });
+  });
+
+  it('reads a comma-separated list of payments replicas (round robin)', () => {
+    const config = loadOrdersConfig({ PAYMENTS_URL: 'http://127.0.0.1:4001/, http://127.0.0.1:4002' });
+    expect(config.paymentsUrls).toEqual(['http://127.0.0.1:4001', 'http://127.0.0.1:4002']);
+  });
+
+  it('names every invalid variable with its value', () => {
+    const load = () =>
+      loadOrdersConfig({
+        ORDERS_PORT: 'abc',
+        PAYMENTS_URL: 'http://ok:1,not a url',
+        REDIS_URL: 'http://127.0.0.1:6379',
+        BULLMQ_PREFIX: 'has space',
+        UPSTREAM_RETRIES: '-1',
+      });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(/ORDERS_PORT="abc": must be a number/);
+    expect(load).toThrow(/PAYMENTS_URL="http:\/\/ok:1,not a url": must be an http\(s\) URL/);
+    expect(load).toThrow(/REDIS_URL="http:\/\/127.0.0.1:6379": must be a redis:\/\/ or rediss:\/\/ URL/);
+    expect(load).toThrow(/BULLMQ_PREFIX="has space"/);
+    expect(load).toThrow(/UPSTREAM_RETRIES="-1": must be between 0 and 10/);
+  });
+});

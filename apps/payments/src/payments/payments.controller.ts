@@ -1,0 +1,35 @@
+import { Body, Controller, HttpCode, HttpStatus, Post, Res, UseGuards } from '@nestjs/common';
+import { CoordinateOutcome } from '@retry-safe/idempotency';
+import type { Response } from 'express';
+import { Chain } from '../common/chain-context.decorator.js';
+import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
+import type { ChainContext } from '../common/request-context.middleware.js';
+import { IdempotencyKey } from '../idempotency-key/idempotency-key.decorator.js';
+import { PaymentCommandSchema, type Charge, type PaymentCommand } from './charge.js';
+import { PaymentsService } from './payments.service.js';
+
+/** Header that marks a stored result answered again. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
+
+/**
+ * Internal: `POST /v1/payments` charges an order once per `Idempotency-Key`. 201 with the Charge; the same bytes
+ * and `Idempotent-Replayed: true` for a retry of a finished payment.
+ */
+@Controller('v1/payments')
+@UseGuards(JsonContentTypeGuard)
+export class PaymentsController {
+  constructor(private readonly payments: PaymentsService) {}
+
+  @Post()
+  @HttpCode(HttpStatus.CREATED)
+  async create(
+    @IdempotencyKey() idempotencyKey: string,
+    @Body({ schema: PaymentCommandSchema }) command: PaymentCommand,
+    @Chain() chain: ChainContext,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Charge> {
+    const { charge, outcome } = await this.payments.charge(command, idempotencyKey, chain);
+    if (outcome === CoordinateOutcome.Replayed) res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return charge;
+  }
+}

@@ -1,0 +1,36 @@
+import { Module } from '@nestjs/common';
+import { RedisIdempotencyStore } from '@retry-safe/idempotency';
+import { IdempotencyModule } from '@retry-safe/idempotency/nest';
+import type { Redis } from 'ioredis';
+import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { ProviderModule } from '../provider/provider.module.js';
+import { REDIS_CLIENT } from '../redis/redis.module.js';
+import { PaymentsController } from './payments.controller.js';
+import { PaymentsService } from './payments.service.js';
+
+/** `POST /v1/payments`: the coordinator (from `IDEMPOTENCY_*`) in front of the provider. */
+@Module({
+  imports: [
+    ProviderModule,
+    IdempotencyModule.registerAsync({
+      inject: [PAYMENTS_CONFIG, REDIS_CLIENT, MetricsService],
+      useFactory: (config: PaymentsConfig, redis: Redis, metrics: MetricsService) => ({
+        store: new RedisIdempotencyStore(redis, {
+          keyPrefix: config.idempotency.keyPrefix,
+          commandTimeoutMs: config.idempotency.commandTimeoutMs,
+        }),
+        coordinator: {
+          inFlight: config.idempotency.inFlight,
+          leaseMs: config.idempotency.leaseMs,
+          renewLease: config.idempotency.renewLease,
+          onStoreUnavailable: config.idempotency.onStoreUnavailable,
+          onEvent: (event) => metrics.idempotencyEvents.inc({ type: event.type }),
+        },
+      }),
+    }),
+  ],
+  controllers: [PaymentsController],
+  providers: [PaymentsService],
+})
+export class PaymentsModule {}

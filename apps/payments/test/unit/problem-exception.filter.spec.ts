@@ -1,0 +1,127 @@
+import { describe, expect, it } from '@jest/globals';
+import { BadRequestException, Logger, type ArgumentsHost } from '@nestjs/common';
+import { UpstreamTimeoutError, UpstreamUnavailableError } from '@retry-safe/http-client';
+import {
+  IdempotencyCorruptRecordError,
+  IdempotencyInProgressError,
+  IdempotencyKeyReuseError,
+  IdempotencyLeaseLostError,
+  IdempotencyStoreUnavailableError,
+  InvalidIdempotencyKeyError,
+} from '@retry-safe/idempotency';
+import type { Request, Response } from 'express';
+import {
+  IdempotencyKeyMissingError,
+  PaymentRejectedError,
+  ValidationFailedError,
+} from '../../src/common/payments-errors.js';
+import { ProblemExceptionFilter } from '../../src/common/problem-exception.filter.js';
+
+// The filter logs what it maps; keep the test output clean.
+Logger.overrideLogger(false);
+
+interface Sent {
+  status?: number;
+  type?: string;
+  body?: Record<string, unknown>;
+  headers: Record<string, string>;
+}
+
+function catchWith(error: unknown): Sent {
+  const sent: Sent = { headers: {} };
+  const res = {
+    headersSent: false,
+    destroyed: false,
+    setHeader: (name: string, value: string) => {
+      sent.headers[name] = value;
+    },
+    status(code: number) {
+      sent.status = code;
+      return this;
+    },
+    type(type: string) {
+      sent.type = type;
+      return this;
+    },
+    send(body: string) {
+      sent.body = JSON.parse(body) as Record<string, unknown>;
+      return this;
+    },
+  };
+  const host = {
+    switchToHttp: () => ({
+      getRequest: () => ({}) as Request,
+      getResponse: () => res as unknown as Response,
+    }),
+  } as ArgumentsHost;
+  new ProblemExceptionFilter().catch(error, host);
+  return sent;
+}
+
+const where = { operation: 'payment.charge.a000000000004000800000000000000a', key: 'k-1' };
+const call = { method: 'POST', path: '/v1/charges', attempts: 1 };
+
+describe('ProblemExceptionFilter (payments)', () => {
+  it('a duplicate in flight is 409 payment_in_progress with Retry-After: 1', () => {
+    const sent = catchWith(new IdempotencyInProgressError(29_000, where));
+    expect(sent.status).toBe(409);
+    expect(sent.type).toBe('application/problem+json');
+    expect(sent.headers).toEqual({ 'Retry-After': '1' });
+    expect(sent.body).toEqual({
+      type: 'urn:retry-safe:problem:payment_in_progress',
+      title: 'Payment in progress',
+      status: 409,
+      detail: expect.any(String),
+      code: 'payment_in_progress',
+    });
+  });
+
+  it.each([
+    [new IdempotencyKeyReuseError('f1', 'f2', where), 422, 'idempotency_key_reused', {}],
+    [
+      new IdempotencyStoreUnavailableError('redis down', where),
+      503,
+      'idempotency_store_unavailable',
+      { 'Retry-After': '1' },
+    ],
+    [new InvalidIdempotencyKeyError("key contains ':'", where), 400, 'idempotency_key_invalid', {}],
+    [new IdempotencyLeaseLostError(undefined, where), 409, 'idempotency_lease_lost', {}],
+    [new IdempotencyCorruptRecordError('bad json', where), 500, 'idempotency_record_corrupt', {}],
+  ])('maps the coordinator error %p to %i %s', (error, status, code, headers) => {
+    const sent = catchWith(error);
+    expect(sent.status).toBe(status);
+    expect(sent.body).toMatchObject({ status, code, type: `urn:retry-safe:problem:${code}` });
+    expect(sent.headers).toEqual(headers);
+  });
+
+  it.each([
+    [new IdempotencyKeyMissingError(), 400, 'idempotency_key_missing'],
+    [new ValidationFailedError(['currency: unknown']), 400, 'validation_failed'],
+    [new PaymentRejectedError(400, 'validation_failed'), 422, 'payment_rejected'],
+  ])('maps %p to %i %s', (error, status, code) => {
+    expect(catchWith(error)).toMatchObject({ status, body: { status, code, detail: error.message } });
+  });
+
+  it('a provider that stays unavailable is 502, one that misses the deadline 504; its body is not passed on', () => {
+    const unavailable = new UpstreamUnavailableError('503', {
+      ...call,
+      response: { status: 503, data: { code: 'provider_secret_code' }, headers: { 'retry-after': '30' } },
+    });
+    const sent = catchWith(unavailable);
+    expect(sent).toMatchObject({ status: 502, body: { code: 'upstream_unavailable' }, headers: {} });
+    expect(JSON.stringify(sent.body)).not.toContain('provider_secret_code');
+    expect(catchWith(new UpstreamTimeoutError('deadline', call))).toMatchObject({
+      status: 504,
+      body: { code: 'upstream_timeout' },
+    });
+  });
+
+  it('maps invalid JSON to 400 validation_failed and anything unknown to 500 internal_error', () => {
+    const syntax = Object.assign(new SyntaxError('Unexpected end'), { type: 'entity.parse.failed' });
+    expect(catchWith(new BadRequestException('x', { cause: syntax }))).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed' },
+    });
+    expect(catchWith(new TypeError('boom'))).toMatchObject({ status: 500, body: { code: 'internal_error' } });
+  });
+});

@@ -1,0 +1,37 @@
+import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Res } from '@nestjs/common';
+import type { Response } from 'express';
+import { IDEMPOTENT_REPLAYED_HEADER } from '../common/replay-header.js';
+import type { Charge, ChargeLedgerRow } from './charge.schema.js';
+import { ChargesService } from './charges.service.js';
+
+/** The payment provider's API (`/v1/charges`) plus the test-only ledger view and reset. */
+@Controller('v1/charges')
+export class ChargesController {
+  constructor(private readonly charges: ChargesService) {}
+
+  /** 201 with the charge; a duplicate key answers 201 with the original charge and `Idempotent-Replayed: true`. */
+  @Post()
+  @HttpCode(201)
+  async create(
+    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Body() body: unknown,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<Charge> {
+    const { charge, replayed } = await this.charges.charge(idempotencyKey, body);
+    if (replayed) res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return charge;
+  }
+
+  /** `{calls, charges}`: what scenarios count. */
+  @Get()
+  list(): { calls: number; charges: ChargeLedgerRow[] } {
+    return this.charges.list();
+  }
+
+  /** Forgets every charge and call (between scenarios). */
+  @Delete()
+  @HttpCode(204)
+  reset(): void {
+    this.charges.reset();
+  }
+}

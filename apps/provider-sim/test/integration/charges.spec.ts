@@ -1,0 +1,134 @@
+import { afterEach, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { createProviderApp } from './provider-sim.app.js';
+
+describe('POST /v1/charges', () => {
+  let app: INestApplication;
+  afterEach(async () => {
+    await app?.close();
+  });
+
+  const charge = (key: string | undefined, body: object) => {
+    const req = request(app.getHttpServer()).post('/v1/charges').send(body);
+    return key === undefined ? req : req.set('Idempotency-Key', key);
+  };
+
+  it('charges once per key; a duplicate gets the original charge and Idempotent-Replayed', async () => {
+    app = await createProviderApp();
+
+    const first = await charge('pay-1', { amount: 1250, currency: 'EUR', reference: 'order-9' });
+    const again = await charge('pay-1', { amount: 1250, currency: 'EUR' });
+
+    expect(first.status).toBe(201);
+    expect(first.body).toEqual({
+      id: expect.stringMatching(/^ch_\d+$/),
+      amount: 1250,
+      currency: 'EUR',
+      status: 'succeeded',
+    });
+    expect(first.headers['idempotent-replayed']).toBeUndefined();
+    expect(again.status).toBe(201);
+    expect(again.body).toEqual(first.body);
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    const ledger = await request(app.getHttpServer()).get('/v1/charges');
+    expect(ledger.body).toEqual({
+      calls: 2,
+      charges: [
+        {
+          id: first.body.id,
+          idempotencyKey: 'pay-1',
+          amount: 1250,
+          currency: 'EUR',
+          createdAt: expect.any(String),
+        },
+      ],
+    });
+  });
+
+  it('answers problems: 400 without a key, 422 for a reused key, 400 for an invalid body; nothing charged', async () => {
+    app = await createProviderApp();
+    await charge('pay-1', { amount: 100, currency: 'usd' });
+
+    const missing = await charge(undefined, { amount: 100, currency: 'usd' });
+    const reused = await charge('pay-1', { amount: 101, currency: 'usd' });
+    const invalid = await charge('pay-2', { amount: -5, currency: 'dollars' });
+
+    expect(missing.status).toBe(400);
+    expect(missing.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(missing.body).toEqual({
+      type: 'urn:retry-safe:problem:idempotency_key_missing',
+      title: 'Idempotency-Key required',
+      status: 400,
+      detail: 'The Idempotency-Key header is required',
+      code: 'idempotency_key_missing',
+    });
+    expect(reused.status).toBe(422);
+    expect(reused.body.code).toBe('idempotency_key_reused');
+    expect(invalid.status).toBe(400);
+    expect(invalid.body.code).toBe('validation_failed');
+    expect(invalid.body.detail).toContain('amount: must be positive');
+    expect(invalid.body.detail).toContain('currency: must be an ISO 4217 alpha-3 code');
+    const ledger = await request(app.getHttpServer()).get('/v1/charges');
+    expect(ledger.body.calls).toBe(4);
+    expect(ledger.body.charges).toHaveLength(1);
+  });
+
+  it('deduplicates concurrent duplicates held by latency', async () => {
+    app = await createProviderApp({ PROVIDER_LATENCY_MS: '50' });
+
+    const results = await Promise.all(
+      Array.from({ length: 8 }, () => charge('pay-race', { amount: 700, currency: 'usd' })),
+    );
+
+    expect(results.map((r) => r.status)).toEqual(Array(8).fill(201));
+    expect(new Set(results.map((r) => r.body.id)).size).toBe(1);
+    expect((await request(app.getHttpServer()).get('/v1/charges')).body).toMatchObject({
+      calls: 8,
+      charges: [{}],
+    });
+  });
+
+  it('with PROVIDER_DEDUP=off charges on every call', async () => {
+    app = await createProviderApp({ PROVIDER_DEDUP: 'off' });
+
+    const a = await charge('pay-1', { amount: 100, currency: 'usd' });
+    const b = await charge('pay-1', { amount: 100, currency: 'usd' });
+
+    expect(a.body.id).not.toBe(b.body.id);
+    expect((await request(app.getHttpServer()).get('/v1/charges')).body.charges).toHaveLength(2);
+  });
+
+  it('DELETE /v1/charges resets the ledger', async () => {
+    app = await createProviderApp();
+    await charge('pay-1', { amount: 100, currency: 'usd' });
+
+    const reset = await request(app.getHttpServer()).delete('/v1/charges');
+
+    expect(reset.status).toBe(204);
+    expect((await request(app.getHttpServer()).get('/v1/charges')).body).toEqual({ calls: 0, charges: [] });
+  });
+
+  it('fault "charged but the response was lost": drop after the handler, the charge is in the ledger', async () => {
+    app = await createProviderApp({ FAULTS_ENABLED: 'true' });
+    const rules = await request(app.getHttpServer())
+      .put('/__faults')
+      .send({
+        rules: [{ method: 'POST', path: '/v1/charges', at: 'after-handler', action: 'drop', times: 1 }],
+      });
+    expect(rules.status).toBe(200);
+
+    const lost = await charge('pay-1', { amount: 100, currency: 'usd' }).then(
+      () => undefined,
+      (error: NodeJS.ErrnoException) => error,
+    );
+    const retried = await charge('pay-1', { amount: 100, currency: 'usd' });
+
+    expect(lost?.code).toBe('ECONNRESET');
+    expect(retried.status).toBe(201);
+    expect(retried.headers['idempotent-replayed']).toBe('true');
+    const ledger = (await request(app.getHttpServer()).get('/v1/charges')).body;
+    expect(ledger.calls).toBe(2);
+    expect(ledger.charges).toEqual([expect.objectContaining({ id: retried.body.id })]);
+  });
+});

@@ -1,0 +1,79 @@
+import { Idempotency, type IdempotencyParams } from '@node-idempotency/core';
+import { RedisStorageAdapter } from '@node-idempotency/storage-adapter-redis';
+import {
+  CHARGE_REQUEST,
+  InProgressExpiry,
+  type Charge,
+  type ChargeAction,
+  type Peer,
+  type PeerSettings,
+} from './peer.js';
+
+/**
+ * @node-idempotency/core with @node-idempotency/storage-adapter-redis, through the documented core flow:
+ * `onRequest` before the business logic (a returned response is a replay), `onResponse` after it.
+ *
+ * The Redis adapter builds its own node-redis 4 client from `RedisClientOptions` (it accepts no client), so
+ * it gets the URL. `inProgressStrategy.wait` stays false (the default): a duplicate that finds the key in
+ * progress gets `REQUEST_IN_PROGRESS`, like our `inFlight: 'raise'`. The in-progress record is written with the
+ * same `cacheTTLMS` as the result (24 h by default) and cannot be released, so there is no shorter window after
+ * which a duplicate may take over.
+ */
+export class NodeIdempotencyPeer implements Peer {
+  readonly name = '@node-idempotency/core';
+  readonly capabilities = {
+    atomicClaim: true,
+    inProgressExpiry: InProgressExpiry.RecordTtl,
+    payloadCheck: true,
+    ownerCheckedComplete: false,
+    storesBeforeReturning: true,
+    redisClient: 'node-redis 4, created by storage-adapter-redis itself (it takes options, not a client)',
+    wiring:
+      "new Idempotency(new RedisStorageAdapter({ url }), { cacheTTLMS }); onRequest({ method: 'POST', path, " +
+      "headers: { 'idempotency-key' }, body }) then, on a miss, the action and onResponse(req, { body, " +
+      'additional: { status: 201 } }). inProgressStrategy.wait = false (default).',
+  } as const;
+
+  #storage: RedisStorageAdapter | undefined;
+  #idempotency: Idempotency | undefined;
+
+  async setup(redisUrl: string, settings: PeerSettings): Promise<void> {
+    this.#storage = new RedisStorageAdapter({ url: redisUrl });
+    await this.#storage.connect();
+    this.#idempotency = new Idempotency(this.#storage, {
+      cacheKeyPrefix: 'bench-node-idempotency',
+      cacheTTLMS: settings.resultTtlMs,
+    });
+  }
+
+  async execute(key: string, action: ChargeAction): Promise<Charge> {
+    const idempotency = this.#idempotency;
+    if (!idempotency) throw new Error(`${this.name}: setup() was not called`);
+    const request: IdempotencyParams = {
+      method: 'POST',
+      path: '/charges',
+      headers: { 'idempotency-key': key },
+      body: { ...CHARGE_REQUEST },
+    };
+    const replayed = await idempotency.onRequest(request);
+    if (replayed) {
+      if (replayed.error !== undefined) throw replayed.error;
+      return replayed.body as Charge;
+    }
+    let charge: Charge;
+    try {
+      charge = await action();
+    } catch (error) {
+      // The README's way to complete a failed request: the error is stored and replayed.
+      await idempotency.onResponse(request, { error, additional: { status: 500 } });
+      throw error;
+    }
+    await idempotency.onResponse(request, { body: charge, additional: { status: 201 } });
+    return charge;
+  }
+
+  async close(): Promise<void> {
+    await this.#storage?.disconnect();
+    this.#storage = undefined;
+  }
+}

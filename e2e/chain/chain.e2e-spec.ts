@@ -1,0 +1,221 @@
+/**
+ * Chain (issue 3): gateway -> orders -> payments -> provider, with two responses lost after their handlers ran:
+ * payments' once (orders retries it) and orders' once (the gateway retries it). Every design sees the same
+ * traffic, 2 requests at orders and 3 at payments; what differs is how many of them charge:
+ *
+ * | design                                         | provider charges |
+ * |------------------------------------------------|------------------|
+ * | the client's key propagated on every attempt   | 1                |
+ * | the gateway mints a fresh key per attempt      | 2                |
+ * | no coordinator (`IDEMPOTENCY_ENABLED=false`)   | 3                |
+ *
+ * The last two rows run with provider dedup off where it would otherwise hide the duplicates (no coordinator);
+ * fresh keys defeat provider dedup anyway.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { Queue } from 'bullmq';
+import request, { type Response } from 'supertest';
+import { newKey, pay, sendNow } from '../support/client.js';
+import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
+import { DEMO_TENANTS, startStack, type ServiceEnv, type ServiceName, type Stack } from '../support/stack.js';
+
+const ORDERS_ROUTE = 'POST /v1/orders/:orderId/payments';
+const PAYMENTS_ROUTE = 'POST /v1/payments';
+const PROBLEM = /^application\/problem\+json/;
+
+type Settings = Partial<Record<ServiceName, ServiceEnv>>;
+
+/** Every service this file changes, back at its start-up settings. */
+const DEFAULTS: Settings = { gateway: {}, payments: {}, provider: {} };
+
+/** Restarts the services whose settings differ (a no-op for those already running so). */
+async function restartAs(stack: Stack, settings: Settings): Promise<void> {
+  for (const [service, env] of Object.entries(settings)) await stack.restart(service as ServiceName, env);
+}
+
+/** Loses payments' response once and orders' response once, then pays through the gateway. */
+async function payThroughLossyChain(stack: Stack): Promise<Response> {
+  await stack.setFaults('payments', [
+    { method: 'POST', path: '/v1/payments', at: 'after-handler', action: 'drop', times: 1 },
+  ]);
+  await stack.setFaults('orders', [
+    { method: 'POST', path: '/v1/orders/*/payments', at: 'after-handler', action: 'drop', times: 1 },
+  ]);
+  return pay(stack, { key: newKey(), amount: 4200, currency: 'USD' });
+}
+
+/** `POST /v1/payments` straight to payments, as orders sends it. */
+function payDirectly(stack: Stack, key: string, orderId: string, amount: number): request.Test {
+  return request(stack.urls.payments)
+    .post('/v1/payments')
+    .set('Content-Type', 'application/json')
+    .set('Idempotency-Key', key)
+    .send(JSON.stringify({ tenantId: DEMO_TENANTS.a.tenantId, orderId, amount, currency: 'EUR' }));
+}
+
+async function expectChainTraffic(stack: Stack): Promise<void> {
+  expect((await stack.faultCounts('orders'))[ORDERS_ROUTE]).toBe(2);
+  expect((await stack.faultCounts('payments'))[PAYMENTS_ROUTE]).toBe(3);
+  const [paymentsRule] = (await stack.faults('payments')).rules;
+  const [ordersRule] = (await stack.faults('orders')).rules;
+  expect(paymentsRule?.fired).toBe(1);
+  expect(ordersRule?.fired).toBe(1);
+}
+
+describe('chain: gateway -> orders -> payments -> provider', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack();
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  describe('409 and 422 from payments reach the client unchanged through both hops', () => {
+    beforeAll(async () => {
+      await restartAs(stack, DEFAULTS);
+    });
+    beforeEach(async () => {
+      await stack.reset();
+    });
+
+    it('422 idempotency_key_reused: same status, body bytes and media type as payments answered, no retries', async () => {
+      const key = newKey();
+      const orderId = randomUUID();
+      expect((await pay(stack, { key, orderId, amount: 1000 })).status).toBe(201);
+      await stack.reset();
+
+      const client = await pay(stack, { key, orderId, amount: 1500 });
+      const fromPayments = await payDirectly(stack, key, orderId, 1500);
+
+      expect(fromPayments.status).toBe(422);
+      expect(client.status).toBe(422);
+      expect(client.headers['content-type']).toMatch(PROBLEM);
+      expect(client.body).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
+      expect(client.text).toBe(fromPayments.text);
+      // One request per hop for the client's call (plus the direct one at payments): a 4xx is never retried.
+      expect((await stack.faultCounts('orders'))[ORDERS_ROUTE]).toBe(1);
+      expect((await stack.faultCounts('payments'))[PAYMENTS_ROUTE]).toBe(2);
+      expect((await stack.providerCharges()).calls).toBe(0);
+    });
+
+    it('409 payment_in_progress: same status, body bytes and Retry-After as payments answered, no retries', async () => {
+      await holdNextCharge(stack);
+      const key = newKey();
+      const orderId = randomUUID();
+      const first = sendNow(pay(stack, { key, orderId, amount: 1000 }));
+      await chargeIsHeld(stack);
+
+      const client = await pay(stack, { key, orderId, amount: 1000 });
+      const fromPayments = await payDirectly(stack, key, orderId, 1000);
+
+      expect(fromPayments.status).toBe(409);
+      expect(client.status).toBe(409);
+      expect(client.headers['retry-after']).toBe(fromPayments.headers['retry-after']);
+      expect(client.headers['retry-after']).toBe('1');
+      expect(client.headers['content-type']).toMatch(PROBLEM);
+      expect(client.body).toMatchObject({ code: 'payment_in_progress', status: 409 });
+      expect(client.text).toBe(fromPayments.text);
+      expect((await first).status).toBe(201);
+      expect((await stack.faultCounts('orders'))[ORDERS_ROUTE]).toBe(2);
+      expect((await stack.faultCounts('payments'))[PAYMENTS_ROUTE]).toBe(3);
+      expect((await stack.providerCharges()).charges).toHaveLength(1);
+    });
+  });
+
+  describe('with two lost responses', () => {
+    // One stack; each design restarts the services whose settings it changes (and puts the others back).
+    it.each([
+      {
+        design: 'the same key on every attempt (propagate)',
+        restarts: DEFAULTS,
+        charges: 1,
+        replayed: true,
+      },
+      {
+        design: 'a fresh key per gateway attempt (GATEWAY_KEY_MODE=regenerate)',
+        restarts: { ...DEFAULTS, gateway: { GATEWAY_KEY_MODE: 'regenerate' } },
+        charges: 2,
+        replayed: false,
+      },
+      {
+        design: 'no coordinator (IDEMPOTENCY_ENABLED=false)',
+        restarts: {
+          ...DEFAULTS,
+          payments: { IDEMPOTENCY_ENABLED: 'false' },
+          provider: { PROVIDER_DEDUP: 'off' },
+        },
+        charges: 3,
+        replayed: false,
+      },
+    ] satisfies Array<{ design: string; restarts: Settings; charges: number; replayed: boolean }>)(
+      '$design: the client gets 201; orders saw 2 requests, payments 3, the provider charged $charges time(s)',
+      async ({ restarts, charges, replayed }) => {
+        await restartAs(stack, restarts);
+        await stack.reset();
+
+        const res = await payThroughLossyChain(stack);
+
+        expect(res.status).toBe(201);
+        expect(res.body).toMatchObject({ amount: 4200, currency: 'USD', status: 'succeeded' });
+        // With the key propagated, the answer that finally arrives is payments' replay of the stored Charge.
+        expect(res.headers['idempotent-replayed']).toBe(replayed ? 'true' : undefined);
+        await expectChainTraffic(stack);
+        const ledger = await stack.providerCharges();
+        expect(ledger.charges).toHaveLength(charges);
+        if (replayed) expect(ledger.charges[0]?.id).toBe(res.body.providerChargeId);
+      },
+    );
+  });
+  describe('invoice producer: gateway -> orders -> the invoices queue', () => {
+    let queue: Queue | undefined;
+
+    beforeEach(async () => {
+      await stack.reset();
+    });
+    afterAll(async () => {
+      await queue?.close();
+    });
+
+    function requestInvoice(orderId: string, body: object): request.Test {
+      return request(stack.urls.gateway)
+        .post(`/v1/orders/${orderId}/invoices`)
+        .set('Authorization', `Bearer ${DEMO_TENANTS.a.token}`)
+        .set('Content-Type', 'application/json')
+        .send(JSON.stringify(body));
+    }
+
+    it('202 {deliveryId}; calling twice publishes two deliveries of the same invoice (a producer retry)', async () => {
+      const orderId = randomUUID();
+      const first = await requestInvoice(orderId, { version: 1, email: 'billing@example.com' });
+      const second = await requestInvoice(orderId, { version: 1, email: 'billing@example.com' });
+
+      expect(first.status).toBe(202);
+      expect(second.status).toBe(202);
+      expect(first.body).toEqual({ deliveryId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+      expect(second.body.deliveryId).not.toBe(first.body.deliveryId);
+
+      queue = new Queue('invoices', { connection: { host: stack.redis.host, port: stack.redis.port } });
+      for (const { body } of [first, second]) {
+        const job = await queue.getJob(body.deliveryId);
+        expect(job?.data).toEqual({
+          deliveryId: body.deliveryId,
+          tenantId: DEMO_TENANTS.a.tenantId,
+          orderId,
+          invoiceVersion: 1,
+          email: 'billing@example.com',
+        });
+        expect(job?.opts).toMatchObject({ attempts: 5, backoff: { type: 'exponential', delay: 1000 } });
+      }
+    });
+
+    it('refuses a bad body with 400 validation_failed and enqueues nothing', async () => {
+      const res = await requestInvoice(randomUUID(), { version: 0, email: 'not-an-email' });
+      expect(res.status).toBe(400);
+      expect(res.body).toMatchObject({ code: 'validation_failed' });
+      expect((await stack.faultCounts('orders'))['POST /v1/orders/:orderId/invoices']).toBeUndefined();
+    });
+  });
+});

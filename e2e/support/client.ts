@@ -1,0 +1,53 @@
+import { randomUUID } from 'node:crypto';
+import request from 'supertest';
+import { DEMO_TENANTS, type Stack } from './stack.js';
+
+/** What {@link pay} sends; everything has a sensible default. */
+export interface PaymentCall {
+  /** Demo tenant whose token is sent, or `null` for no Authorization header. @default 'a' */
+  tenant?: keyof typeof DEMO_TENANTS | null;
+  /** Raw Authorization header (overrides `tenant`). */
+  authorization?: string;
+  /** @default a new UUID */
+  orderId?: string;
+  /** Raw `Idempotency-Key` header value(s): `null` omits it, an array repeats the header. @default a new UUID */
+  key?: string | readonly string[] | null;
+  /** @default 1999 */
+  amount?: number;
+  /** @default 'EUR' */
+  currency?: string;
+  /** Raw body instead of `{amount, currency}`. */
+  body?: string | object;
+  /** @default 'application/json' */
+  contentType?: string;
+}
+
+/** `POST /v1/orders/{orderId}/payments` on the gateway, as a client would send it. */
+export function pay(stack: Stack, call: PaymentCall = {}): request.Test {
+  const orderId = call.orderId ?? randomUUID();
+  const test = request(stack.urls.gateway)
+    .post(`/v1/orders/${orderId}/payments`)
+    .set('Content-Type', call.contentType ?? 'application/json');
+  const tenant = call.tenant === undefined ? 'a' : call.tenant;
+  if (call.authorization !== undefined) test.set('Authorization', call.authorization);
+  else if (tenant !== null) test.set('Authorization', `Bearer ${DEMO_TENANTS[tenant].token}`);
+  const key = call.key === undefined ? randomUUID() : call.key;
+  if (key !== null) test.set('Idempotency-Key', key as string);
+  const body = call.body ?? { amount: call.amount ?? 1999, currency: call.currency ?? 'EUR' };
+  return test.send(typeof body === 'string' ? body : JSON.stringify(body));
+}
+
+/** Sends a request now, without awaiting it (a supertest Test is lazy: it only sends once awaited or `then`-ed). */
+export function sendNow(test: request.Test): Promise<request.Response> {
+  return test.then((res) => res);
+}
+
+/** A fresh, unique idempotency key (tests never share keys). */
+export function newKey(label = 'key'): string {
+  return `${label}-${randomUUID()}`;
+}
+
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}

@@ -1,0 +1,81 @@
+/** Stable codes of the errors this package throws; check errors by `code` across package boundaries. */
+export const HttpClientErrorCode = {
+  /** Network errors or 5xx answers until the retries were spent (or a non-retryable 5xx). */
+  UpstreamUnavailable: 'UPSTREAM_UNAVAILABLE',
+  /** The deadline passed (or left too little time for another attempt), or the last attempt timed out. */
+  UpstreamTimeout: 'UPSTREAM_TIMEOUT',
+  /** Programmer error: bad client options, or a header value axios would silently alter. */
+  InvalidRequest: 'HTTP_CLIENT_INVALID_REQUEST',
+} as const;
+export type HttpClientErrorCode = (typeof HttpClientErrorCode)[keyof typeof HttpClientErrorCode];
+
+/** A response from the service that was called, with header names in lower case. */
+export interface UpstreamResponse<T = unknown> {
+  status: number;
+  data: T;
+  headers: Record<string, string>;
+}
+
+/** Context every {@link HttpClientError} carries. */
+export interface HttpClientErrorContext {
+  /** HTTP method of the call. */
+  method: string;
+  /** Path of the call (relative to the base URL). */
+  path: string;
+  /** Attempts made (0 when the deadline had passed before the first). */
+  attempts: number;
+  /** The answer of the last attempt when it got one (a 5xx); pass it up unchanged where that is right. */
+  response?: UpstreamResponse | undefined;
+  cause?: unknown;
+}
+
+/** Base class of this package's errors. */
+export class HttpClientError extends Error {
+  readonly code: HttpClientErrorCode;
+  readonly method: string;
+  readonly path: string;
+  readonly attempts: number;
+  /** Status of the last attempt's answer, if it got one. */
+  readonly lastStatus: number | undefined;
+  readonly response: UpstreamResponse | undefined;
+
+  constructor(code: HttpClientErrorCode, message: string, context: HttpClientErrorContext) {
+    super(message, { cause: context.cause });
+    this.name = new.target.name;
+    this.code = code;
+    this.method = context.method;
+    this.path = context.path;
+    this.attempts = context.attempts;
+    this.response = context.response;
+    this.lastStatus = context.response?.status;
+  }
+}
+
+/** `UPSTREAM_UNAVAILABLE`: the retries were spent on network errors or 5xx answers. */
+export class UpstreamUnavailableError extends HttpClientError {
+  constructor(message: string, context: HttpClientErrorContext) {
+    super(HttpClientErrorCode.UpstreamUnavailable, message, context);
+  }
+}
+
+/** `UPSTREAM_TIMEOUT`: the deadline passed before a usable answer arrived. */
+export class UpstreamTimeoutError extends HttpClientError {
+  constructor(message: string, context: HttpClientErrorContext) {
+    super(HttpClientErrorCode.UpstreamTimeout, message, context);
+  }
+}
+
+/** `HTTP_CLIENT_INVALID_REQUEST`: bad options or header values; never retried, never sent. */
+export class InvalidRequestError extends HttpClientError {
+  constructor(message: string, context: HttpClientErrorContext) {
+    super(HttpClientErrorCode.InvalidRequest, message, context);
+  }
+}
+
+/** True for any error of this package (checked by `code`, so it works across copies of the package). */
+export function isHttpClientError(error: unknown): error is HttpClientError {
+  if (typeof error !== 'object' || error === null || !('code' in error)) {
+    return false;
+  }
+  return (Object.values(HttpClientErrorCode) as unknown[]).includes((error as { code: unknown }).code);
+}

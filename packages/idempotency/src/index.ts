@@ -1,0 +1,46 @@
+export { IdempotencyCoordinator, type IdempotentAction } from './coordinator.js';
+export {
+  CoordinateOutcome,
+  IdempotencyEventType,
+  IdempotencyLimits,
+  InFlightMode,
+  StoreUnavailablePolicy,
+  type ActionContext,
+  type CoordinatedResult,
+  type CoordinateRequest,
+  type CoordinatorOptions,
+  type IdempotencyEvent,
+} from './options.js';
+export {
+  IdempotencyCorruptRecordError,
+  IdempotencyError,
+  IdempotencyErrorCode,
+  IdempotencyInProgressError,
+  IdempotencyKeyReuseError,
+  IdempotencyLeaseLostError,
+  IdempotencyStoreUnavailableError,
+  InvalidIdempotencyKeyError,
+  InvalidIdempotencyOptionsError,
+  isIdempotencyError,
+  type IdempotencyErrorContext,
+} from './errors.js';
+export { jsonCodec, schemaCodec, voidCodec, type Codec, type ParsingSchema } from './codecs.js';
+export { canonicalJson, fingerprintOf, type FingerprintValue } from './fingerprint.js';
+export { idempotencyKeyProblem } from './validation.js';
+export {
+  ClaimStatus,
+  RecordState,
+  type ClaimRequest,
+  type ClaimResult,
+  type CompleteRequest,
+  type IdempotencyStore,
+  type RecordId,
+  type ReleaseRequest,
+  type RenewRequest,
+  type StoreIfAbsentRequest,
+} from './store.js';
+export {
+  RECORD_FORMAT_VERSION,
+  RedisIdempotencyStore,
+  type RedisIdempotencyStoreOptions,
+} from './redis/redis-store.js';

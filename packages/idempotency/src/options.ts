@@ -1,0 +1,162 @@
+import type { Codec } from './codecs.js';
+
+/** What a caller does when another owner holds the key. */
+export const InFlightMode = {
+  /** Wait (pushed wake-up, timer fallback) for the owner to finish, then return its result; take over if it gave up. */
+  Wait: 'wait',
+  /** Throw `IDEMPOTENCY_IN_PROGRESS` at once (HTTP: 409 with Retry-After). */
+  Raise: 'raise',
+  /**
+   * Run the action anyway, without a reservation. HAZARD: the effect happens twice. Its result is stored only if
+   * no record exists, so it never overwrites the owner. For demonstrations and effects that are harmless to repeat.
+   */
+  Run: 'run',
+} as const;
+
+/** One of {@link InFlightMode}'s values. */
+export type InFlightMode = (typeof InFlightMode)[keyof typeof InFlightMode];
+
+/** What happens when the store fails or times out before the action runs. */
+export const StoreUnavailablePolicy = {
+  /** Throw `IDEMPOTENCY_STORE_UNAVAILABLE`; the action does not run (HTTP: 503 with Retry-After). */
+  FailClosed: 'fail-closed',
+  /** Run the action unprotected (duplicates possible during the outage); never overwrite a record afterwards. */
+  FailOpen: 'fail-open',
+} as const;
+
+/** One of {@link StoreUnavailablePolicy}'s values. */
+export type StoreUnavailablePolicy = (typeof StoreUnavailablePolicy)[keyof typeof StoreUnavailablePolicy];
+
+/** Kinds of {@link IdempotencyEvent}. */
+export const IdempotencyEventType = {
+  /** A stored result was replayed. */
+  Hit: 'hit',
+  /** The caller owned the key, ran the action and stored its result. */
+  Miss: 'miss',
+  /** Another owner held the key. */
+  InProgress: 'in_progress',
+  /** The key came with another fingerprint. */
+  KeyReuse: 'key_reuse',
+  /** A waiter got the owner's result after waiting. */
+  Waited: 'waited',
+  LeaseRenewed: 'lease_renewed',
+  LeaseLost: 'lease_lost',
+  /** A store call failed or timed out. */
+  StoreError: 'store_error',
+  /** The action ran unprotected because the store was unavailable. */
+  FailOpen: 'fail_open',
+  CorruptRecord: 'corrupt_record',
+} as const;
+
+/** One of {@link IdempotencyEventType}'s values. */
+export type IdempotencyEventType = (typeof IdempotencyEventType)[keyof typeof IdempotencyEventType];
+
+/** What the coordinator reports to {@link CoordinatorOptions.onEvent}, e.g. for metrics. */
+export interface IdempotencyEvent {
+  readonly type: IdempotencyEventType;
+  readonly operation: string;
+  /** Time since `coordinate` was called (for `lease_renewed` and `store_error`: of that store call). */
+  readonly durationMs: number;
+}
+
+/** Options of the {@link IdempotencyCoordinator}. */
+export interface CoordinatorOptions {
+  /**
+   * What a duplicate does while the first request runs.
+   * @default 'wait'
+   */
+  inFlight?: InFlightMode;
+  /**
+   * How long a reservation lives without renewal: a crashed owner blocks its key at most this long.
+   * @default 30_000
+   */
+  leaseMs?: number;
+  /**
+   * Renew the lease while the action runs (every `leaseMs / 3`, owner-checked), so a slow action is never run
+   * twice. When a renewal is refused the action's `signal` aborts.
+   * @default true
+   */
+  renewLease?: boolean;
+  /**
+   * How long a waiter waits in `wait` mode before `IDEMPOTENCY_IN_PROGRESS`.
+   * @default leaseMs
+   */
+  waitTimeoutMs?: number;
+  /**
+   * What to do when the store is unavailable before the action.
+   * @default 'fail-closed'
+   */
+  onStoreUnavailable?: StoreUnavailablePolicy;
+  /** Receives every outcome; must not throw (errors are swallowed). */
+  onEvent?: (event: IdempotencyEvent) => void;
+}
+
+/** One idempotent call. */
+export interface CoordinateRequest<T> {
+  /** Scope of the key, e.g. `payment.charge.<tenant>`: 1-100 characters, no `:` or control characters. */
+  readonly operation: string;
+  /** The client's idempotency key: 1-255 characters, not blank, no `:` or control characters. */
+  readonly key: string;
+  /** Exact lifetime of the stored result in ms: at least 1 s, at most 30 days. */
+  readonly ttlMs: number;
+  readonly codec: Codec<T>;
+  /**
+   * Fingerprint of the request's parameters ({@link fingerprintOf}); the same key with another fingerprint is
+   * refused with `IDEMPOTENCY_KEY_REUSE`.
+   * @default '' (parameters are not compared)
+   */
+  readonly fingerprint?: string;
+  /** Per-call override of {@link CoordinatorOptions.inFlight}. */
+  readonly inFlight?: InFlightMode;
+  /** Per-call override of {@link CoordinatorOptions.leaseMs}. */
+  readonly leaseMs?: number;
+  /** Per-call override of {@link CoordinatorOptions.renewLease}. */
+  readonly renewLease?: boolean;
+  /** Per-call override of {@link CoordinatorOptions.waitTimeoutMs}. */
+  readonly waitTimeoutMs?: number;
+  /** Per-call override of {@link CoordinatorOptions.onStoreUnavailable}. */
+  readonly onStoreUnavailable?: StoreUnavailablePolicy;
+}
+
+/** What the action receives. */
+export interface ActionContext {
+  /** Aborted when the lease is lost (renewal refused); stop writing and give up. */
+  readonly signal: AbortSignal;
+  /**
+   * Grows with every owner of this operation and key; pass it to downstream writes so they can reject a stale
+   * owner. 0 for an unprotected run (fail-open, run-mode duplicate).
+   */
+  readonly fencingToken: number;
+  /** False when the action runs without a reservation (fail-open, run-mode duplicate). */
+  readonly protected: boolean;
+}
+
+/** How {@link CoordinatedResult.value} was obtained. */
+export const CoordinateOutcome = {
+  /** This call owned the key and ran the action. */
+  Executed: 'executed',
+  /** A stored result (possibly after waiting). */
+  Replayed: 'replayed',
+  /** The action ran without a reservation (fail-open, run-mode duplicate). */
+  Unprotected: 'unprotected',
+} as const;
+
+/** One of {@link CoordinateOutcome}'s values. */
+export type CoordinateOutcome = (typeof CoordinateOutcome)[keyof typeof CoordinateOutcome];
+
+/** Result of `coordinateWithOutcome`. */
+export interface CoordinatedResult<T> {
+  readonly value: T;
+  readonly outcome: CoordinateOutcome;
+  /** The fencing token of the owner that produced the value (0 for unprotected runs). */
+  readonly fencingToken: number;
+}
+
+/** Limits the coordinator enforces (shared with HTTP edges that validate keys before calling it). */
+export const IdempotencyLimits = {
+  maxKeyLength: 255,
+  maxOperationLength: 100,
+  minTtlMs: 1_000,
+  maxTtlMs: 30 * 24 * 60 * 60 * 1_000,
+  minLeaseMs: 10,
+} as const;

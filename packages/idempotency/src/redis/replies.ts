@@ -1,0 +1,49 @@
+import { ClaimStatus, RecordState, type ClaimResult } from '../store.js';
+
+/** Numeric result codes of claim-1.lua. */
+export const ClaimReplyCode = {
+  Acquired: 1,
+  Completed: 2,
+  InProgress: 3,
+  Mismatch: 4,
+  Corrupt: 5,
+} as const;
+
+/** Raised when a script answers with a shape this code does not know (a script/code version skew). */
+export class UnexpectedReplyError extends Error {
+  constructor(readonly reply: unknown) {
+    super(`unexpected reply from an idempotency script: ${JSON.stringify(reply)}`);
+    this.name = 'UnexpectedReplyError';
+  }
+}
+
+/** The one place where claim-1.lua's codes become a {@link ClaimResult}. */
+export function claimResultOf(reply: unknown): ClaimResult {
+  if (!Array.isArray(reply)) throw new UnexpectedReplyError(reply);
+  const [code, a, b] = reply as [unknown, unknown, unknown];
+  switch (code) {
+    case ClaimReplyCode.Acquired:
+      return { status: ClaimStatus.Acquired, fencingToken: Number(a) };
+    case ClaimReplyCode.Completed:
+      return { status: ClaimStatus.Completed, payload: String(a), fencingToken: Number(b) };
+    case ClaimReplyCode.InProgress:
+      return { status: ClaimStatus.InProgress, retryAfterMs: Math.max(0, Number(a)) };
+    case ClaimReplyCode.Mismatch:
+      return {
+        status: ClaimStatus.Mismatch,
+        storedFingerprint: String(a),
+        state: b === 'pending' ? RecordState.Pending : RecordState.Completed,
+      };
+    case ClaimReplyCode.Corrupt:
+      return { status: ClaimStatus.Corrupt, reason: String(a) };
+    default:
+      throw new UnexpectedReplyError(reply);
+  }
+}
+
+/** complete/renew/release/store-if-absent answer 1 (done) or 0 (not the owner / already there). */
+export function flagOf(reply: unknown): boolean {
+  if (reply === 1) return true;
+  if (reply === 0) return false;
+  throw new UnexpectedReplyError(reply);
+}

@@ -1,0 +1,101 @@
+/** What a claim found, as decided atomically by the store. */
+export const ClaimStatus = {
+  /** The caller now owns the key: run the action. */
+  Acquired: 'acquired',
+  /** A result is stored for this key and fingerprint: replay it. */
+  Completed: 'completed',
+  /** Another owner holds a live lease. */
+  InProgress: 'in_progress',
+  /** The record (pending or completed) has another fingerprint. */
+  Mismatch: 'mismatch',
+  /** Something is stored under the key that this format cannot read. */
+  Corrupt: 'corrupt',
+} as const;
+
+/** One of {@link ClaimStatus}'s values. */
+export type ClaimStatus = (typeof ClaimStatus)[keyof typeof ClaimStatus];
+
+/** State of a record, as stored. */
+export const RecordState = {
+  Pending: 'pending',
+  Completed: 'completed',
+} as const;
+
+/** One of {@link RecordState}'s values. */
+export type RecordState = (typeof RecordState)[keyof typeof RecordState];
+
+/** Identifies one record: the operation scopes the key (e.g. `payment.charge.<tenant>`). */
+export interface RecordId {
+  readonly operation: string;
+  readonly key: string;
+}
+
+/** Arguments of {@link IdempotencyStore.claim}. */
+export interface ClaimRequest extends RecordId {
+  /** Random token naming this attempt; every later write must present it. */
+  readonly owner: string;
+  readonly fingerprint: string;
+  readonly leaseMs: number;
+  /** How long the record (and its fencing counter) lives if it is never completed. */
+  readonly retainMs: number;
+}
+
+/** Result of {@link IdempotencyStore.claim}. */
+export type ClaimResult =
+  | { readonly status: typeof ClaimStatus.Acquired; readonly fencingToken: number }
+  | { readonly status: typeof ClaimStatus.Completed; readonly payload: string; readonly fencingToken: number }
+  | { readonly status: typeof ClaimStatus.InProgress; readonly retryAfterMs: number }
+  | {
+      readonly status: typeof ClaimStatus.Mismatch;
+      readonly storedFingerprint: string;
+      readonly state: RecordState;
+    }
+  | { readonly status: typeof ClaimStatus.Corrupt; readonly reason: string };
+
+/** Arguments of {@link IdempotencyStore.complete}. */
+export interface CompleteRequest extends RecordId {
+  readonly owner: string;
+  readonly payload: string;
+  /** Exact lifetime of the stored result, from now. */
+  readonly ttlMs: number;
+}
+
+/** Arguments of {@link IdempotencyStore.renew}. */
+export interface RenewRequest extends RecordId {
+  readonly owner: string;
+  readonly leaseMs: number;
+}
+
+/** Arguments of {@link IdempotencyStore.release}. */
+export interface ReleaseRequest extends RecordId {
+  readonly owner: string;
+}
+
+/** Arguments of {@link IdempotencyStore.storeIfAbsent}. */
+export interface StoreIfAbsentRequest extends RecordId {
+  readonly fingerprint: string;
+  readonly payload: string;
+  readonly ttlMs: number;
+}
+
+/**
+ * Persistence behind the coordinator. Every method is one atomic step in the store; every write that follows a
+ * claim is owner-checked, so a stale owner can never overwrite or delete another owner's record.
+ */
+export interface IdempotencyStore {
+  /** Reserves the key for `owner`, or reports what is there (result, live lease, other fingerprint). */
+  claim(request: ClaimRequest): Promise<ClaimResult>;
+  /** Turns the owner's reservation into the result with the exact TTL. False if the caller no longer owns it. */
+  complete(request: CompleteRequest): Promise<boolean>;
+  /** Extends the owner's lease. False if the caller no longer owns it. */
+  renew(request: RenewRequest): Promise<boolean>;
+  /** Gives the key up after a failed action, keeping the fencing counter. False if not the owner. */
+  release(request: ReleaseRequest): Promise<boolean>;
+  /** Stores a result only if no record exists (unprotected runs never overwrite). True if stored. */
+  storeIfAbsent(request: StoreIfAbsentRequest): Promise<boolean>;
+  /**
+   * Calls `listener` when the record is completed or released, until the returned function is called.
+   * Resolves once the subscription is active, so a claim made afterwards cannot miss the notification.
+   */
+  watch?(id: RecordId, listener: () => void): Promise<() => Promise<void>>;
+}

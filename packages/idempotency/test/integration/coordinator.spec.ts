@@ -1,0 +1,19 @@
+import { afterAll, beforeAll } from '@jest/globals';
+import type { Redis } from 'ioredis';
+import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { describeCoordinatorBehaviour } from './coordinator.behaviour.js';
+
+let redis: RedisHandle;
+let client: Redis;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  client = redis.client();
+});
+
+afterAll(async () => {
+  await client.quit();
+  await redis.close();
+});
+
+describeCoordinatorBehaviour('a standalone Redis', () => client);

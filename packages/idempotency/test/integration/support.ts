@@ -1,0 +1,111 @@
+import { randomUUID } from 'node:crypto';
+import type { Cluster, Redis } from 'ioredis';
+import {
+  IdempotencyCoordinator,
+  RedisIdempotencyStore,
+  jsonCodec,
+  type CoordinateRequest,
+  type CoordinatorOptions,
+  type IdempotencyEvent,
+  type IdempotencyStore,
+} from '../../src/index.js';
+
+export interface Charge {
+  id: string;
+  amount: number;
+  currency: string;
+}
+
+/** An action that counts its executions and can be held open until released. */
+export function countingAction(options: { holdMs?: number; fail?: boolean } = {}) {
+  let executions = 0;
+  const tokens: number[] = [];
+  let release: () => void = () => {};
+  const gate = options.holdMs === undefined ? undefined : new Promise<void>((r) => (release = r));
+  return {
+    get executions() {
+      return executions;
+    },
+    tokens,
+    release: () => release(),
+    run: async ({ fencingToken }: { fencingToken: number }): Promise<Charge> => {
+      executions += 1;
+      tokens.push(fencingToken);
+      const n = executions;
+      if (gate) {
+        let timer: NodeJS.Timeout | undefined;
+        await Promise.race([gate, new Promise<void>((r) => (timer = setTimeout(r, options.holdMs)))]);
+        clearTimeout(timer);
+      }
+      if (options.fail) throw new Error(`provider failed on execution ${n}`);
+      return { id: `ch_${n}`, amount: 1000, currency: 'EUR' };
+    },
+  };
+}
+
+export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+
+/** Wraps a store, counting calls per method, to prove how often the coordinator touched it. */
+export function countingStore(inner: IdempotencyStore): IdempotencyStore & { calls: Record<string, number> } {
+  const calls: Record<string, number> = {};
+  const wrapped: IdempotencyStore & { calls: Record<string, number> } = {
+    calls,
+    claim: (r) => ((calls['claim'] = (calls['claim'] ?? 0) + 1), inner.claim(r)),
+    complete: (r) => ((calls['complete'] = (calls['complete'] ?? 0) + 1), inner.complete(r)),
+    renew: (r) => ((calls['renew'] = (calls['renew'] ?? 0) + 1), inner.renew(r)),
+    release: (r) => ((calls['release'] = (calls['release'] ?? 0) + 1), inner.release(r)),
+    storeIfAbsent: (r) => (
+      (calls['storeIfAbsent'] = (calls['storeIfAbsent'] ?? 0) + 1),
+      inner.storeIfAbsent(r)
+    ),
+  };
+  if (inner.watch) wrapped.watch = inner.watch.bind(inner);
+  return wrapped;
+}
+
+/** A per-test world: a unique key prefix on a shared Redis, so tests never need to flush anything. */
+export function world(client: Redis | Cluster) {
+  const prefix = `test:${randomUUID()}:`;
+  const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, commandTimeoutMs: 1000 });
+  const events: IdempotencyEvent[] = [];
+  const stores: RedisIdempotencyStore[] = [store];
+  return {
+    prefix,
+    store,
+    events,
+    coordinator: (options: CoordinatorOptions = {}, over: IdempotencyStore = store) =>
+      new IdempotencyCoordinator(over, { onEvent: (e) => events.push(e), ...options }),
+    /** Another process's coordinator: its own store object (and subscriber connection) on the same Redis. */
+    otherStore: () => {
+      const other = new RedisIdempotencyStore(client, { keyPrefix: prefix, commandTimeoutMs: 1000 });
+      stores.push(other);
+      return other;
+    },
+    request: (key: string, extra: Partial<CoordinateRequest<Charge>> = {}): CoordinateRequest<Charge> => ({
+      operation: 'payment.charge.t1',
+      key,
+      ttlMs: 60_000,
+      codec: jsonCodec<Charge>(),
+      fingerprint: 'fp-a',
+      ...extra,
+    }),
+    keys: async (): Promise<string[]> => {
+      const found: string[] = [];
+      const nodes = 'nodes' in client ? client.nodes('master') : [client];
+      for (const node of nodes) {
+        let cursor = '0';
+        do {
+          const [next, batch] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+          cursor = next;
+          found.push(...batch);
+        } while (cursor !== '0');
+      }
+      return found;
+    },
+    close: async () => {
+      await Promise.all(stores.map((s) => s.close()));
+    },
+  };
+}
+
+export type World = ReturnType<typeof world>;

@@ -1,0 +1,156 @@
+#!/usr/bin/env node
+// `pnpm stack`: runs provider-sim, payments, orders and the gateway (and the invoice worker when it is built) from
+// the built tree (apps/*/dist/main.js) in one terminal, every output line prefixed with its service. Ctrl-C or
+// SIGTERM stops them all (SIGTERM each, SIGKILL after 10 s). If one service exits, the others are stopped too.
+//
+// Redis is not started here: point REDIS_URL at one (default redis://127.0.0.1:6379), e.g.
+// `docker run -p 6379:6379 redis:7-alpine` or `redis-server`. Every variable of the environment is passed to every
+// service; the ones below get defaults so the services find each other.
+/* global fetch */
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { setTimeout } from 'node:timers';
+import { URL, fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const env = process.env;
+
+// The two demo tenants (README): `Authorization: Bearer demo-token-tenant-a` is tenant A.
+const DEMO_API_TOKENS =
+  'demo-token-tenant-a=a0000000-0000-4000-8000-00000000000a,demo-token-tenant-b=b0000000-0000-4000-8000-00000000000b';
+
+const ports = {
+  gateway: env.GATEWAY_PORT ?? '3000',
+  orders: env.ORDERS_PORT ?? '3001',
+  payments: env.PAYMENTS_PORT ?? '3002',
+  provider: env.PROVIDER_PORT ?? '3003',
+  worker: env.WORKER_PORT ?? '3004',
+};
+const local = (port) => `http://127.0.0.1:${port}`;
+const shared = {
+  REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  FAULTS_ENABLED: env.FAULTS_ENABLED ?? 'false',
+  GATEWAY_PORT: ports.gateway,
+  ORDERS_PORT: ports.orders,
+  PAYMENTS_PORT: ports.payments,
+  PROVIDER_PORT: ports.provider,
+  WORKER_PORT: ports.worker,
+  ORDERS_URL: env.ORDERS_URL ?? local(ports.orders),
+  PAYMENTS_URL: env.PAYMENTS_URL ?? local(ports.payments),
+  PROVIDER_URL: env.PROVIDER_URL ?? local(ports.provider),
+  MAIL_PROVIDER_URL: env.MAIL_PROVIDER_URL ?? local(ports.provider),
+  API_TOKENS: env.API_TOKENS ?? DEMO_API_TOKENS,
+};
+
+const services = [
+  { name: 'provider', app: 'provider-sim', port: ports.provider },
+  { name: 'payments', app: 'payments', port: ports.payments },
+  { name: 'orders', app: 'orders', port: ports.orders },
+  { name: 'gateway', app: 'gateway', port: ports.gateway },
+  { name: 'worker', app: 'invoice-worker', port: ports.worker, optional: true },
+]
+  .map((service) => ({ ...service, entry: `${root}apps/${service.app}/dist/main.js` }))
+  .filter((service) => !service.optional || existsSync(service.entry));
+
+const missing = services.filter((service) => !existsSync(service.entry));
+if (missing.length > 0) {
+  console.error(
+    `Not built: ${missing.map((service) => service.entry).join(', ')}\nRun \`pnpm build\` first.`,
+  );
+  process.exit(1);
+}
+
+const colors = process.stdout.isTTY ? [36, 33, 35, 32, 34] : [];
+const width = Math.max(...services.map((service) => service.name.length));
+const children = new Map();
+let stopping = false;
+let exitCode = 0;
+
+/** Writes each complete line of a stream with the service's prefix; keeps a partial line until it completes. */
+function prefixLines(stream, prefix, out) {
+  let pending = '';
+  stream.setEncoding('utf8');
+  stream.on('data', (chunk) => {
+    const lines = (pending + chunk).split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) out.write(`${prefix}${line}\n`);
+  });
+  stream.on('end', () => {
+    if (pending) out.write(`${prefix}${pending}\n`);
+  });
+}
+
+services.forEach((service, index) => {
+  const color = colors[index % colors.length];
+  const label = service.name.padEnd(width);
+  const prefix = color === undefined ? `[${label}] ` : `\u001b[${color}m[${label}]\u001b[0m `;
+  // Its own process group: only this script signals it, once (a terminal's Ctrl-C would signal it too).
+  const child = spawn(process.execPath, [service.entry], {
+    env: { ...env, ...shared },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
+  children.set(service.name, child);
+  prefixLines(child.stdout, prefix, process.stdout);
+  prefixLines(child.stderr, prefix, process.stderr);
+  child.on('exit', (code, signal) => {
+    children.delete(service.name);
+    process.stdout.write(`${prefix}exited (${signal ?? `code ${code}`})\n`);
+    if (!stopping) {
+      exitCode = 1;
+      stop(`${service.name} exited`);
+    }
+    if (children.size === 0) process.exit(exitCode);
+  });
+});
+
+function stop(reason) {
+  if (stopping) return;
+  stopping = true;
+  console.log(`stack: stopping (${reason})`);
+  for (const child of children.values()) child.kill('SIGTERM');
+  setTimeout(() => {
+    for (const child of children.values()) child.kill('SIGKILL');
+  }, 10_000).unref();
+}
+
+process.on('SIGINT', () => stop('SIGINT'));
+process.on('SIGTERM', () => stop('SIGTERM'));
+// Last resort (an uncaught error here): leave no service behind.
+process.on('exit', () => {
+  for (const child of children.values()) child.kill('SIGKILL');
+});
+
+/** Prints the URLs once every service answers GET /health (or says which did not within 30 s). */
+async function announce() {
+  const deadline = Date.now() + 30_000;
+  const waiting = new Set(services.map((service) => service.name));
+  while (waiting.size > 0 && Date.now() < deadline && !stopping) {
+    for (const service of services) {
+      if (!waiting.has(service.name)) continue;
+      const healthy = await fetch(`${local(service.port)}/health`)
+        .then((res) => res.status === 200)
+        .catch(() => false);
+      if (healthy) waiting.delete(service.name);
+    }
+    if (waiting.size > 0) await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  if (stopping) return;
+  if (waiting.size > 0) {
+    console.log(
+      `stack: not healthy after 30 s: ${[...waiting].join(', ')} (is Redis up at ${shared.REDIS_URL}?)`,
+    );
+    return;
+  }
+  console.log(
+    [
+      'stack: ready',
+      ...services.map((service) => `  ${service.name.padEnd(width)}  ${local(service.port)}`),
+      `  faults    ${shared.FAULTS_ENABLED === 'true' ? 'on (/__faults on every service)' : 'off'}`,
+      '  tenants   Authorization: Bearer demo-token-tenant-a | demo-token-tenant-b',
+      'Ctrl-C stops everything.',
+    ].join('\n'),
+  );
+}
+
+void announce();
