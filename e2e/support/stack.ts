@@ -4,6 +4,7 @@
  * port, with fault injection on and the two demo tenants. Build first (`pnpm build`).
  */
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   freePort,
@@ -116,7 +117,21 @@ const ENTRIES: Record<ServiceName, string> = {
 };
 
 function entry(app: string): string {
-  return fileURLToPath(new URL(`../../apps/${app}/dist/main.js`, import.meta.url));
+  return join(repoRoot(), 'apps', app, 'dist', 'main.js');
+}
+
+/**
+ * The monorepo's root: the nearest directory above this file holding `pnpm-workspace.yaml`. Walked up rather than
+ * a fixed `../..`, because this module runs both from `e2e/support/` (ts-jest) and from `e2e/dist/support/` (CLIs).
+ */
+function repoRoot(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  while (!existsSync(join(dir, 'pnpm-workspace.yaml'))) {
+    const parent = dirname(dir);
+    if (parent === dir) throw new Error(`no pnpm-workspace.yaml above ${fileURLToPath(import.meta.url)}`);
+    dir = parent;
+  }
+  return dir;
 }
 
 /**

@@ -33,6 +33,9 @@ export type IdempotentAction<T> = (context: ActionContext) => Promise<T>;
 const ownerPrefix = randomBytes(12).toString('base64url');
 let ownerCounter = 0;
 
+const IN_FLIGHT_MODES: readonly string[] = Object.values(InFlightMode);
+const STORE_UNAVAILABLE_POLICIES: readonly string[] = Object.values(StoreUnavailablePolicy);
+
 /** Longest a waiter sleeps between claims when no notification arrives (a safety net, not the wake-up path). */
 const MAX_WAIT_POLL_MS = 1_000;
 
@@ -72,8 +75,8 @@ export class IdempotencyCoordinator {
     this.onEvent = options.onEvent;
     assertIntegerIn('leaseMs', this.leaseMs, IdempotencyLimits.minLeaseMs, IdempotencyLimits.maxTtlMs);
     assertIntegerIn('waitTimeoutMs', this.waitTimeoutMs, 0);
-    assertOneOf('inFlight', this.inFlight, Object.values(InFlightMode));
-    assertOneOf('onStoreUnavailable', this.onStoreUnavailable, Object.values(StoreUnavailablePolicy));
+    assertOneOf('inFlight', this.inFlight, IN_FLIGHT_MODES);
+    assertOneOf('onStoreUnavailable', this.onStoreUnavailable, STORE_UNAVAILABLE_POLICIES);
   }
 
   /**
@@ -99,9 +102,17 @@ export class IdempotencyCoordinator {
   ): Promise<CoordinatedResult<T>> {
     const call = this.prepare(request);
     const mode = request.inFlight ?? this.inFlight;
-    assertOneOf('inFlight', mode, Object.values(InFlightMode));
+    if (request.inFlight !== undefined) assertOneOf('inFlight', mode, IN_FLIGHT_MODES);
     const waitTimeoutMs = request.waitTimeoutMs ?? this.waitTimeoutMs;
-    const retainMs = Math.max(request.ttlMs, call.leaseMs);
+    const claimRequest = {
+      operation: call.operation,
+      key: call.key,
+      owner: call.owner,
+      fingerprint: call.fingerprint,
+      leaseMs: call.leaseMs,
+      // The record (and its fencing counter) must outlive both the lease it grants and the result it may hold.
+      retainMs: Math.max(request.ttlMs, call.leaseMs),
+    };
     let waiter: Waiter | undefined;
     let stopWatching: (() => Promise<void>) | undefined;
     let seenInProgress = false;
@@ -109,7 +120,7 @@ export class IdempotencyCoordinator {
       for (;;) {
         let claim;
         try {
-          claim = await this.store.claim({ ...call, retainMs });
+          claim = await this.store.claim(claimRequest);
         } catch (error) {
           return await this.storeUnavailable(call, action, error);
         }
@@ -156,7 +167,7 @@ export class IdempotencyCoordinator {
         await waiter.sleep(Math.min(claim.retryAfterMs + 1, remainingMs, MAX_WAIT_POLL_MS));
       }
     } finally {
-      await stopWatching?.();
+      if (stopWatching) await stopWatching();
     }
   }
 
@@ -164,7 +175,9 @@ export class IdempotencyCoordinator {
     assertValidKey(request.operation, request.key);
     assertIntegerIn('ttlMs', request.ttlMs, IdempotencyLimits.minTtlMs, IdempotencyLimits.maxTtlMs);
     const leaseMs = request.leaseMs ?? this.leaseMs;
-    assertIntegerIn('leaseMs', leaseMs, IdempotencyLimits.minLeaseMs, IdempotencyLimits.maxTtlMs);
+    if (request.leaseMs !== undefined) {
+      assertIntegerIn('leaseMs', leaseMs, IdempotencyLimits.minLeaseMs, IdempotencyLimits.maxTtlMs);
+    }
     if (request.fingerprint !== undefined && typeof request.fingerprint !== 'string') {
       throw new InvalidIdempotencyOptionsError('fingerprint must be a string', request);
     }

@@ -14,7 +14,8 @@ export function idempotencyKeyProblem(key: unknown): string | undefined {
   if (key.trim().length === 0) return 'key is blank';
   if (key.includes(':')) return "key contains ':'";
   if (CONTROL.test(key)) return 'key contains control characters';
-  if ([...key].length > IdempotencyLimits.maxKeyLength) {
+  // Counted in code points; the spread only runs when UTF-16 units could exceed the limit (the hot path skips it).
+  if (key.length > IdempotencyLimits.maxKeyLength && [...key].length > IdempotencyLimits.maxKeyLength) {
     return `key is longer than ${IdempotencyLimits.maxKeyLength} characters`;
   }
   return undefined;
@@ -24,7 +25,10 @@ function operationProblem(operation: unknown): string | undefined {
   if (typeof operation !== 'string' || operation.trim().length === 0) return 'operation is empty';
   if (operation.includes(':')) return "operation contains ':'";
   if (CONTROL.test(operation)) return 'operation contains control characters';
-  if ([...operation].length > IdempotencyLimits.maxOperationLength) {
+  if (
+    operation.length > IdempotencyLimits.maxOperationLength &&
+    [...operation].length > IdempotencyLimits.maxOperationLength
+  ) {
     return `operation is longer than ${IdempotencyLimits.maxOperationLength} characters`;
   }
   return undefined;

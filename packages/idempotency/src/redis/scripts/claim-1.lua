@@ -28,8 +28,11 @@ if type(raw) == 'table' and raw.err then
   return {5, 'the key holds another type: ' .. raw.err}
 end
 
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+-- Milliseconds on the Redis clock: the one clock every process shares. Only read where a lease is involved.
+local function now()
+  local time = redis.call('TIME')
+  return tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
+end
 
 local nextFence = 1
 if raw then
@@ -51,11 +54,12 @@ if raw then
     if not lease then
       return {5, 'a pending record has no lease'}
     end
-    if lease > now then
+    local nowMs = now()
+    if lease > nowMs then
       if storedFingerprint ~= fingerprint then
         return {4, storedFingerprint, 'pending'}
       end
-      return {3, lease - now}
+      return {3, lease - nowMs}
     end
     -- The owner's lease ran out without renewal (crashed or stalled): take over. Its later writes fail the
     -- owner check, and the higher fencing token lets downstream systems reject it too.
@@ -66,6 +70,6 @@ if raw then
 end
 
 redis.call('SET', key,
-  version .. '|p|' .. nextFence .. '|' .. string.format('%.0f', now + leaseMs) .. '|' .. owner .. '|' .. #fingerprint .. '|' .. fingerprint,
+  version .. '|p|' .. nextFence .. '|' .. string.format('%.0f', now() + leaseMs) .. '|' .. owner .. '|' .. #fingerprint .. '|' .. fingerprint,
   'PX', retainMs)
 return {1, nextFence}

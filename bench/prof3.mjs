@@ -1,0 +1,14 @@
+import { Redis } from 'ioredis';
+import { IdempotencyCoordinator, RedisIdempotencyStore, jsonCodec } from '@retry-safe/idempotency';
+import { startPrivateRedisServer } from '@retry-safe/testing';
+const redis = await startPrivateRedisServer();
+const client = new Redis(redis.url);
+const store = new RedisIdempotencyStore(client, { keyPrefix: 'b:' });
+const c = new IdempotencyCoordinator(store, { inFlight: 'raise' });
+const codec = jsonCodec();
+const charge = { id: 'x'.repeat(36), orderId: 'y'.repeat(36), amount: 4999, currency: 'EUR', status: 'succeeded', providerChargeId: 'ch_1042' };
+const req = { operation: 'op', key: 'k1', ttlMs: 3600000, codec, fingerprint: 'f'.repeat(64) };
+await c.coordinate(req, async () => charge);
+const fn = process.argv[2] === 'claim' ? () => store.claim({ operation: 'op', key: 'k1', owner: 'o', fingerprint: 'f'.repeat(64), leaseMs: 30000, retainMs: 3600000 }) : () => c.coordinate(req, async () => charge);
+for (let i = 0; i < 50000; i++) await fn();
+await store.close(); await client.quit(); await redis.close();

@@ -1,0 +1,89 @@
+import 'reflect-metadata';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Inject, Injectable, Module } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import type { Redis } from 'ioredis';
+import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { IdempotencyCoordinator, RedisIdempotencyStore, jsonCodec } from '../../src/index.js';
+import { IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE, IdempotencyModule } from '../../src/nest/index.js';
+
+let redis: RedisHandle;
+let client: Redis;
+
+beforeAll(async () => {
+  redis = await startRedis();
+  client = redis.client();
+});
+
+afterAll(async () => {
+  await client.quit();
+  await redis.close();
+});
+
+const REDIS = Symbol('REDIS');
+
+@Module({ providers: [{ provide: REDIS, useFactory: () => client }], exports: [REDIS] })
+class RedisModule {}
+
+@Injectable()
+class ChargeService {
+  executions = 0;
+  constructor(@Inject(IDEMPOTENCY_COORDINATOR) private readonly coordinator: IdempotencyCoordinator) {}
+
+  charge(key: string): Promise<{ n: number }> {
+    return this.coordinator.coordinate(
+      { operation: 'nest.charge', key, ttlMs: 60_000, codec: jsonCodec<{ n: number }>() },
+      async () => ({ n: ++this.executions }),
+    );
+  }
+}
+
+describe('IdempotencyModule', () => {
+  it('registerAsync builds the coordinator from injected providers; the service runs its action once per key', async () => {
+    const prefix = `nest:${Date.now()}:`;
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        IdempotencyModule.registerAsync({
+          imports: [RedisModule],
+          inject: [REDIS],
+          useFactory: (redisClient: Redis) => ({
+            store: new RedisIdempotencyStore(redisClient, { keyPrefix: prefix }),
+            coordinator: { inFlight: 'raise' },
+          }),
+        }),
+      ],
+      providers: [ChargeService],
+    }).compile();
+    await moduleRef.init();
+    const service = moduleRef.get(ChargeService);
+
+    expect(await service.charge('k1')).toEqual({ n: 1 });
+    expect(await service.charge('k1')).toEqual({ n: 1 });
+    expect(await service.charge('k2')).toEqual({ n: 2 });
+    expect(service.executions).toBe(2);
+    expect(moduleRef.get(IdempotencyCoordinator)).toBe(moduleRef.get(IDEMPOTENCY_COORDINATOR));
+    expect(moduleRef.get(IDEMPOTENCY_STORE)).toBeInstanceOf(RedisIdempotencyStore);
+    await moduleRef.close();
+    // The application's Redis client is not the module's to close.
+    expect(await client.ping()).toBe('PONG');
+  });
+
+  it('register takes options known up front and closes the store on shutdown', async () => {
+    const store = new RedisIdempotencyStore(client, { keyPrefix: `nest2:${Date.now()}:` });
+    let closed = 0;
+    const close = store.close.bind(store);
+    store.close = async () => {
+      closed += 1;
+      await close();
+    };
+    const moduleRef = await Test.createTestingModule({
+      imports: [IdempotencyModule.register({ store })],
+      providers: [ChargeService],
+    }).compile();
+    moduleRef.enableShutdownHooks();
+    await moduleRef.init();
+    expect(await moduleRef.get(ChargeService).charge('k')).toEqual({ n: 1 });
+    await moduleRef.close();
+    expect(closed).toBe(1);
+  });
+});
