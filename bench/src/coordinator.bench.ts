@@ -51,7 +51,11 @@ const fingerprint = fingerprintOf({
 
 async function measureInterleaved(
   n: number,
-  fns: readonly [(i: number) => Promise<unknown>, (i: number) => Promise<unknown>, (i: number) => Promise<unknown>],
+  fns: readonly [
+    (i: number) => Promise<unknown>,
+    (i: number) => Promise<unknown>,
+    (i: number) => Promise<unknown>,
+  ],
 ): Promise<[LatencySummary, LatencySummary, LatencySummary]> {
   const durations: [bigint[], bigint[], bigint[]] = [[], [], []];
   for (let i = 0; i < n; i++) {

@@ -29,7 +29,9 @@ describe('startRedisCluster', () => {
       await client.set('{a}x', '1');
       await client.set('{b}y', '2');
       expect(await client.mget('{a}x')).toEqual(['1']);
-      const masters = String(await client.cluster('NODES')).split('\n').filter((l: string) => l.includes('master'));
+      const masters = String(await client.cluster('NODES'))
+        .split('\n')
+        .filter((l: string) => l.includes('master'));
       expect(masters).toHaveLength(3);
     } finally {
       await client.quit();
