@@ -52,17 +52,52 @@ export interface StartRedisOptions {
 }
 
 /**
- * A real Redis for a test: `REDIS_URL` if set (and the test need not control it); else a private `redis-server`
- * on a free port when the binary exists; else testcontainers when a Docker engine answers.
+ * A real Redis for a test, in this order: `REDIS_URL` if set; else testcontainers where a Docker engine answers;
+ * else a private `redis-server` on a free port. A test that must stop, pause or restart Redis (`controllable`,
+ * `appendOnly`, `args`) gets a private `redis-server` when the binary exists (it starts in milliseconds, keeps its
+ * port across restarts and can be paused with SIGSTOP), else a container.
  */
 export async function startRedis(options: StartRedisOptions = {}): Promise<RedisHandle> {
   const fromEnv = process.env['REDIS_URL'];
-  if (fromEnv && !options.controllable && !options.appendOnly && !options.args) {
+  const needsControl = Boolean(options.controllable || options.appendOnly || options.args);
+  if (fromEnv && !needsControl) {
     const url = new URL(fromEnv);
     return handle(fromEnv, url.hostname, Number(url.port || 6379), 'env', undefined, async () => {});
   }
+  if (!needsControl && (await dockerAnswers())) {
+    try {
+      return await startContainer(options);
+    } catch {
+      // An engine that answers a ping but cannot run containers: fall through to redis-server.
+    }
+  }
   if (await hasRedisServer()) return startPrivateRedisServer(options);
   return startContainer(options);
+}
+
+/** True when a Docker engine answers on DOCKER_HOST (unix socket) or the default socket. */
+async function dockerAnswers(): Promise<boolean> {
+  const host = process.env['DOCKER_HOST'];
+  const socketPath = host?.startsWith('unix://')
+    ? host.slice('unix://'.length)
+    : host
+      ? undefined
+      : '/var/run/docker.sock';
+  if (!socketPath) return Boolean(host);
+  return new Promise((resolve) => {
+    const socket = connect({ path: socketPath });
+    socket.setTimeout(500);
+    socket.on('connect', () => socket.write('GET /_ping HTTP/1.0\r\n\r\n'));
+    socket.on('data', (chunk) => {
+      socket.destroy();
+      resolve(chunk.toString().startsWith('HTTP/1.0 200') || chunk.toString().startsWith('HTTP/1.1 200'));
+    });
+    socket.on('timeout', () => {
+      socket.destroy();
+      resolve(false);
+    });
+    socket.on('error', () => resolve(false));
+  });
 }
 
 async function hasRedisServer(): Promise<boolean> {
