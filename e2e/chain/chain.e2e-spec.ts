@@ -1,49 +1,33 @@
 /**
  * Chain (issue 3): gateway -> orders -> payments -> provider, with two responses lost after their handlers ran:
  * payments' once (orders retries it) and orders' once (the gateway retries it). Every design sees the same
- * traffic, 2 requests at orders and 3 at payments; what differs is how many of them charge:
+ * traffic, 2 requests at orders and 3 at payments; what differs is how many of them charge. The designs are the
+ * shared definition in e2e/scenarios/chain.scenario.ts (the table the runner prints), switched on the running stack
+ * with `PUT /__config`:
  *
  * | design                                         | provider charges |
  * |------------------------------------------------|------------------|
- * | the client's key propagated on every attempt   | 1                |
- * | the gateway mints a fresh key per attempt      | 2                |
  * | no coordinator (`IDEMPOTENCY_ENABLED=false`)   | 3                |
+ * | the gateway mints a fresh key per attempt      | 2                |
+ * | the client's key propagated on every attempt   | 1                |
  *
- * The last two rows run with provider dedup off where it would otherwise hide the duplicates (no coordinator);
- * fresh keys defeat provider dedup anyway.
+ * "No coordinator" runs with provider dedup off, where it would otherwise hide the duplicates; fresh keys defeat
+ * provider dedup anyway.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
-import request, { type Response } from 'supertest';
+import request from 'supertest';
+import { chainScenario, type ChainData } from '../scenarios/chain.scenario.js';
+import { expectedTable, runRow } from '../scenarios/scenario.js';
+import { stackTarget } from '../scenarios/stack-target.js';
 import { newKey, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
-import { DEMO_TENANTS, startStack, type ServiceEnv, type ServiceName, type Stack } from '../support/stack.js';
+import { DEMO_TENANTS, startStack, type Stack } from '../support/stack.js';
 
 const ORDERS_ROUTE = 'POST /v1/orders/:orderId/payments';
 const PAYMENTS_ROUTE = 'POST /v1/payments';
 const PROBLEM = /^application\/problem\+json/;
-
-type Settings = Partial<Record<ServiceName, ServiceEnv>>;
-
-/** Every service this file changes, back at its start-up settings. */
-const DEFAULTS: Settings = { gateway: {}, payments: {}, provider: {} };
-
-/** Restarts the services whose settings differ (a no-op for those already running so). */
-async function restartAs(stack: Stack, settings: Settings): Promise<void> {
-  for (const [service, env] of Object.entries(settings)) await stack.restart(service as ServiceName, env);
-}
-
-/** Loses payments' response once and orders' response once, then pays through the gateway. */
-async function payThroughLossyChain(stack: Stack): Promise<Response> {
-  await stack.setFaults('payments', [
-    { method: 'POST', path: '/v1/payments', at: 'after-handler', action: 'drop', times: 1 },
-  ]);
-  await stack.setFaults('orders', [
-    { method: 'POST', path: '/v1/orders/*/payments', at: 'after-handler', action: 'drop', times: 1 },
-  ]);
-  return pay(stack, { key: newKey(), amount: 4200, currency: 'USD' });
-}
 
 /** `POST /v1/payments` straight to payments, as orders sends it. */
 function payDirectly(stack: Stack, key: string, orderId: string, amount: number): request.Test {
@@ -52,15 +36,6 @@ function payDirectly(stack: Stack, key: string, orderId: string, amount: number)
     .set('Content-Type', 'application/json')
     .set('Idempotency-Key', key)
     .send(JSON.stringify({ tenantId: DEMO_TENANTS.a.tenantId, orderId, amount, currency: 'EUR' }));
-}
-
-async function expectChainTraffic(stack: Stack): Promise<void> {
-  expect((await stack.faultCounts('orders'))[ORDERS_ROUTE]).toBe(2);
-  expect((await stack.faultCounts('payments'))[PAYMENTS_ROUTE]).toBe(3);
-  const [paymentsRule] = (await stack.faults('payments')).rules;
-  const [ordersRule] = (await stack.faults('orders')).rules;
-  expect(paymentsRule?.fired).toBe(1);
-  expect(ordersRule?.fired).toBe(1);
 }
 
 describe('chain: gateway -> orders -> payments -> provider', () => {
@@ -74,9 +49,6 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
   });
 
   describe('409 and 422 from payments reach the client unchanged through both hops', () => {
-    beforeAll(async () => {
-      await restartAs(stack, DEFAULTS);
-    });
     beforeEach(async () => {
       await stack.reset();
     });
@@ -126,46 +98,46 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
   });
 
   describe('with two lost responses', () => {
-    // One stack; each design restarts the services whose settings it changes (and puts the others back).
-    it.each([
-      {
-        design: 'the same key on every attempt (propagate)',
-        restarts: DEFAULTS,
-        charges: 1,
-        replayed: true,
-      },
-      {
-        design: 'a fresh key per gateway attempt (GATEWAY_KEY_MODE=regenerate)',
-        restarts: { ...DEFAULTS, gateway: { GATEWAY_KEY_MODE: 'regenerate' } },
-        charges: 2,
-        replayed: false,
-      },
-      {
-        design: 'no coordinator (IDEMPOTENCY_ENABLED=false)',
-        restarts: {
-          ...DEFAULTS,
-          payments: { IDEMPOTENCY_ENABLED: 'false' },
-          provider: { PROVIDER_DEDUP: 'off' },
-        },
-        charges: 3,
-        replayed: false,
-      },
-    ] satisfies Array<{ design: string; restarts: Settings; charges: number; replayed: boolean }>)(
-      '$design: the client gets 201; orders saw 2 requests, payments 3, the provider charged $charges time(s)',
-      async ({ restarts, charges, replayed }) => {
-        await restartAs(stack, restarts);
-        await stack.reset();
+    const target = () => stackTarget(stack);
 
-        const res = await payThroughLossyChain(stack);
+    afterAll(async () => {
+      // Every service back at its start-up settings for the blocks after this one.
+      await target().reset();
+    });
 
+    it('documents the table the runner prints', () => {
+      expect(expectedTable(chainScenario)).toEqual([
+        ['no coordinator', '2 / 3', '3'],
+        ['fresh key per retry', '2 / 3', '2'],
+        ['key propagated', '2 / 3', '1'],
+      ]);
+    });
+
+    // One stack; each design switches the settings it needs with PUT /__config (the others are reset).
+    it.each(chainScenario.rows.map((row) => [row.design, row] as const))(
+      '%s: the client gets 201; orders saw 2 requests, payments 3, the provider charged as documented',
+      async (design, row) => {
+        const result = await runRow(chainScenario, row, target());
+        const { res, ordersRequests, paymentsRequests, ordersDropped, paymentsDropped, ledger } =
+          result.data as ChainData;
+        const charges = Number(row.expected[1]);
+        // With the key propagated, the answer that finally arrives is payments' replay of the stored Charge.
+        const replayed = design === 'key propagated';
+
+        expect(result.measured).toEqual(result.expected);
         expect(res.status).toBe(201);
         expect(res.body).toMatchObject({ amount: 4200, currency: 'USD', status: 'succeeded' });
-        // With the key propagated, the answer that finally arrives is payments' replay of the stored Charge.
         expect(res.headers['idempotent-replayed']).toBe(replayed ? 'true' : undefined);
-        await expectChainTraffic(stack);
-        const ledger = await stack.providerCharges();
+        expect(ordersRequests).toBe(2);
+        expect(paymentsRequests).toBe(3);
+        expect(paymentsDropped).toBe(1);
+        expect(ordersDropped).toBe(1);
         expect(ledger.charges).toHaveLength(charges);
         if (replayed) expect(ledger.charges[0]?.id).toBe(res.body.providerChargeId);
+        // The diagram shows both lost answers and the retries.
+        expect(result.diagram?.match(/--x/g)).toHaveLength(2);
+        expect(result.diagram).toContain('O->>P: POST /v1/payments');
+        expect(result.diagram).toContain('(attempt 3)');
       },
     );
   });

@@ -1,14 +1,23 @@
 /**
- * Issue 4 end to end through the public API: the client asks the gateway twice for the same invoice (a producer
- * retry), orders publishes two deliveries, the worker sends one email. The whole stack comes from e2e/support.
+ * Issue 4 end to end through the public API, on a whole stack from e2e/support:
+ * - the jobs table from its shared definition (e2e/scenarios/jobs.scenario.ts, the table the runner prints): the
+ *   worker sent the invoice and saved the receipt, then its acknowledgement failed, so the job is delivered again;
+ *   unprotected (the worker's coordinator off, switched with `PUT /__config`) that is a second email;
+ * - the client asks the gateway twice for the same invoice (a producer retry), orders publishes two deliveries,
+ *   the worker sends one email.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
 import request from 'supertest';
+import { waitFor } from '@retry-safe/testing';
+import { jobsScenario, type JobsData } from '../scenarios/jobs.scenario.js';
+import { expectedTable, runRow } from '../scenarios/scenario.js';
+import { stackTarget } from '../scenarios/stack-target.js';
 import { DEMO_TENANTS, startStack, type Stack } from '../support/stack.js';
 import {
   INVOICES_QUEUE,
+  sample,
   settled,
   type InvoiceJobData,
   type InvoiceReceipt,
@@ -30,6 +39,75 @@ describe('invoices through the gateway', () => {
   afterAll(async () => {
     await queue?.close();
     await stack?.close();
+  });
+
+  describe('acknowledgement fails after the receipt is saved (the jobs table)', () => {
+    const target = () => stackTarget(stack);
+    const metrics = async () => (await fetch(`${stack.urls.worker}/metrics`)).text();
+    const completed = 'invoice_jobs_total{outcome="completed"}';
+
+    afterAll(async () => {
+      await target().reset();
+    });
+
+    it('documents the table the runner prints', () => {
+      expect(expectedTable(jobsScenario)).toEqual([
+        ['unprotected', '2', '2', '1'],
+        ['protected', '2', '1', '1'],
+      ]);
+    });
+
+    it('protected: 2 deliveries, 1 email, completed with the original emailId', async () => {
+      const row = jobsScenario.rows.find((r) => r.design === 'protected')!;
+      const before = await metrics();
+
+      const result = await runRow(jobsScenario, row, target());
+      const { accepted, deliveries, emails } = result.data as JobsData;
+      const { state, job } = await settled(queue, accepted.body.deliveryId as string);
+
+      expect(result.measured).toEqual(result.expected);
+      expect(emails.calls).toBe(1);
+      expect(emails.emails).toHaveLength(1);
+      expect(emails.emails[0]!.to).toBe('ada@example.com');
+      expect(state).toBe('completed');
+      expect(job.attemptsStarted).toBe(2);
+      expect(job.attemptsMade).toBe(2);
+      expect(job.returnvalue).toEqual({ emailId: emails.emails[0]!.id });
+      expect((job.stacktrace ?? []).join('\n')).toContain('FAULT_INJECTED');
+      expect(deliveries.map((d) => [d.attempt, d.status, d.outcome ?? null, d.error ?? null])).toEqual([
+        [1, 'failed', 'executed', 'FAULT_INJECTED'],
+        [2, 'completed', 'replayed', null],
+      ]);
+      // The worker's view: one delivery retried, one completed; the coordinator ran the send once and replayed once.
+      // BullMQ emits `completed` in the worker just after the state changed in Redis: poll for it.
+      const after = await waitFor('the completion in the worker metrics', async () => {
+        const text = await metrics();
+        if (sample(text, completed) === sample(before, completed)) throw new Error('not counted yet');
+        return text;
+      });
+      const delta = (series: string) => sample(after, series) - sample(before, series);
+      expect(delta('invoice_jobs_total{outcome="retried"}')).toBe(1);
+      expect(delta(completed)).toBe(1);
+      expect(delta('idempotency_events_total{type="miss"}')).toBe(1);
+      expect(delta('idempotency_events_total{type="hit"}')).toBe(1);
+      expect(result.diagram).toContain('W--xQ: not acknowledged (the acknowledgement failed: fault)');
+      expect(result.diagram).toContain('W-->>Q: acknowledged (receipt replayed)');
+    });
+
+    it("unprotected (the worker's coordinator off): 2 deliveries, 2 emails", async () => {
+      const row = jobsScenario.rows.find((r) => r.design === 'unprotected')!;
+
+      const result = await runRow(jobsScenario, row, target());
+      const { accepted, emails } = result.data as JobsData;
+      const { state, job } = await settled(queue, accepted.body.deliveryId as string);
+
+      expect(result.measured).toEqual(result.expected);
+      expect(emails.calls).toBe(2);
+      expect(emails.emails).toHaveLength(2);
+      expect(state).toBe('completed');
+      expect(job.attemptsStarted).toBe(2);
+      expect(job.returnvalue).toEqual({ emailId: emails.emails[1]!.id });
+    });
   });
 
   it('asking twice for one invoice publishes two deliveries and sends one email', async () => {

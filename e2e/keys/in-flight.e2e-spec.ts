@@ -1,6 +1,7 @@
 /**
- * The in-flight table (issue 3): a second request with the same key arrives while the first is held inside the
- * provider call (a `delay` fault at the provider). What payments does with it is `IDEMPOTENCY_IN_FLIGHT`:
+ * The in-flight table (issue 3), run from its shared definition (e2e/scenarios/keys.scenario.ts, the same code the
+ * runner prints): a second request with the same key arrives while the first is held inside the provider call.
+ * What payments does with it is its in-flight mode, switched on the running stack with `PUT /__config`:
  *
  * | mode  | provider charges | the second request gets         |
  * |-------|------------------|---------------------------------|
@@ -11,52 +12,46 @@
  * The `run` row turns provider dedup off: with it on, the provider would hide the duplicate the mode causes.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
-import type { Response } from 'supertest';
-import { newKey, pay, sendNow } from '../support/client.js';
-import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
+import { keysScenario, type KeysData } from '../scenarios/keys.scenario.js';
+import { expectedTable, runRow } from '../scenarios/scenario.js';
+import { stackTarget } from '../scenarios/stack-target.js';
+import type { ScenarioTarget } from '../scenarios/target.js';
 import { startStack, type Stack } from '../support/stack.js';
 
-/** Sends two payments with one key, the second once the first is held at the provider. */
-async function duplicateWhileHeld(stack: Stack): Promise<{ first: Response; second: Response }> {
-  await stack.reset();
-  await holdNextCharge(stack);
-  const key = newKey();
-  const orderId = randomUUID();
-  const first = sendNow(pay(stack, { key, orderId }));
-  await chargeIsHeld(stack);
-  const second = await pay(stack, { key, orderId });
-  return { first: await first, second };
-}
+const CHARGES: Record<string, number> = { run: 2, wait: 1, raise: 1 };
 
 describe('in flight: a duplicate while the first request is inside the provider call', () => {
   let stack: Stack;
+  let target: ScenarioTarget;
 
   beforeAll(async () => {
+    // Start-up settings that differ from every row's: each row's PUT /__config must be what takes effect.
     stack = await startStack({
       payments: { IDEMPOTENCY_IN_FLIGHT: 'raise' },
       provider: { PROVIDER_DEDUP: 'on' },
     });
+    target = stackTarget(stack);
   });
   afterAll(async () => {
+    await target?.reset();
     await stack?.close();
   });
 
-  // One stack; each row restarts payments (and provider-sim) with its settings.
-  it.each([
-    // Ordered so each row restarts as little as possible: raise is the start-up default.
-    { mode: 'raise', providerDedup: 'on', charges: 1 },
-    { mode: 'wait', providerDedup: 'on', charges: 1 },
-    { mode: 'run', providerDedup: 'off', charges: 2 },
-  ] as const)(
-    'IDEMPOTENCY_IN_FLIGHT=$mode: $charges provider charge(s)',
-    async ({ mode, providerDedup, charges }) => {
-      await stack.restart('provider', { PROVIDER_DEDUP: providerDedup });
-      await stack.restart('payments', { IDEMPOTENCY_IN_FLIGHT: mode });
+  it('documents the table the runner prints', () => {
+    expect(expectedTable(keysScenario)).toEqual([
+      ['run', '201, a second Charge', '2'],
+      ['wait', "201, the first's Charge (replayed)", '1'],
+      ['raise', '409 payment_in_progress', '1'],
+    ]);
+  });
 
-      const { first, second } = await duplicateWhileHeld(stack);
-      const ledger = await stack.providerCharges();
+  it.each(keysScenario.rows.map((row) => [row.design, row] as const))(
+    'IDEMPOTENCY_IN_FLIGHT=%s: the measured row is the documented one',
+    async (mode, row) => {
+      const result = await runRow(keysScenario, row, target);
+      const { first, second, ledger, paymentsRequests } = result.data as KeysData;
 
+      expect(result.measured).toEqual(result.expected);
       expect(first.status).toBe(201);
       expect(first.headers['idempotent-replayed']).toBeUndefined();
       switch (mode) {
@@ -77,10 +72,13 @@ describe('in flight: a duplicate while the first request is inside the provider 
           expect(second.body).toMatchObject({ status: 409, code: 'payment_in_progress' });
           break;
       }
-      expect(ledger.calls).toBe(charges);
-      expect(ledger.charges).toHaveLength(charges);
+      expect(ledger.calls).toBe(CHARGES[mode]);
+      expect(ledger.charges).toHaveLength(CHARGES[mode] as number);
       // Each request reached payments exactly once: the hops do not retry a 409 or a held call.
-      expect((await stack.faultCounts('payments'))['POST /v1/payments']).toBe(2);
+      expect(paymentsRequests).toBe(2);
+      // The diagram shows the held provider call and both requests.
+      expect(result.diagram).toContain('held 2500 ms before its handler (delay fault)');
+      expect(result.diagram?.match(/C->>G: POST/g)).toHaveLength(2);
     },
   );
 });

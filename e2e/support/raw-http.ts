@@ -27,7 +27,11 @@ export interface RawResponse {
  * reads the whole answer. A server may reset the connection right after answering (e.g. a 413 before reading the
  * body): a complete answer read before the reset is still returned.
  */
-export async function sendRaw(baseUrl: string, request: RawRequest, timeoutMs = 10_000): Promise<RawResponse> {
+export async function sendRaw(
+  baseUrl: string,
+  request: RawRequest,
+  timeoutMs = 10_000,
+): Promise<RawResponse> {
   const url = new URL(baseUrl);
   const body = typeof request.body === 'string' ? Buffer.from(request.body, 'utf8') : request.body;
   const lines = [
@@ -49,7 +53,13 @@ export async function sendRaw(baseUrl: string, request: RawRequest, timeoutMs = 
       socket.destroy();
       const parsed = parseResponse(Buffer.concat(chunks));
       if (parsed !== undefined) resolve(parsed);
-      else reject(error ?? new Error(`incomplete HTTP response: ${JSON.stringify(Buffer.concat(chunks).toString('latin1'))}`));
+      else
+        reject(
+          error ??
+            new Error(
+              `incomplete HTTP response: ${JSON.stringify(Buffer.concat(chunks).toString('latin1'))}`,
+            ),
+        );
     };
     socket.setTimeout(timeoutMs, () => finish(new Error(`no complete answer within ${timeoutMs} ms`)));
     socket.on('connect', () => {

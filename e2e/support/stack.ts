@@ -14,7 +14,7 @@ import {
   type ServiceProcess,
   type StartRedisOptions,
 } from '@retry-safe/testing';
-import type { Redis } from 'ioredis';
+import { Redis } from 'ioredis';
 
 /** The services a stack can run. */
 export type ServiceName = 'provider' | 'payments' | 'orders' | 'gateway' | 'worker';
@@ -45,6 +45,11 @@ export interface StackOptions {
   paymentsReplicas?: number;
   /** How the private Redis runs (`appendOnly` to survive restarts). Always controllable. */
   redis?: Omit<StartRedisOptions, 'controllable'>;
+  /**
+   * Use the Redis at this URL instead of starting a private one (then `stack.redis.control` is absent and `redis` is
+   * ignored). The demo passes a gate it can close, in front of whatever Redis it found.
+   */
+  redisUrl?: string;
   /** Print every service's output, prefixed. @default process.env.E2E_LOGS === '1' */
   logs?: boolean;
 }
@@ -145,7 +150,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     if (!existsSync(ENTRIES[name])) throw new Error(`${ENTRIES[name]} is missing: run \`pnpm build\` first`);
   }
 
-  const redis = await startRedis({ ...options.redis, controllable: true });
+  const redis =
+    options.redisUrl === undefined
+      ? await startRedis({ ...options.redis, controllable: true })
+      : externalRedis(options.redisUrl);
   const processes = new Map<ServiceName, ServiceProcess[]>();
   let client: Redis | undefined;
 
@@ -341,6 +349,21 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await close();
     throw error;
   }
+}
+
+/** A handle on a Redis this stack does not own: no control, and closing it leaves it running. */
+function externalRedis(url: string): RedisHandle {
+  const parsed = new URL(url);
+  const host = parsed.hostname;
+  const port = Number(parsed.port || 6379);
+  return {
+    url,
+    host,
+    port,
+    source: 'env',
+    client: (clientOptions) => new Redis({ host, port, ...clientOptions }),
+    close: async () => {},
+  };
 }
 
 function sameEnv(a: ServiceEnv, b: ServiceEnv): boolean {

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { FaultInjectionModule } from '@retry-safe/fault-injection';
+import { ADMIN_PATHS, AdminModule } from './admin/admin.module.js';
 import { JsonBodyMiddleware } from './common/json-body.middleware.js';
 import { ProblemExceptionFilter } from './common/problem-exception.filter.js';
 import { RequestContextMiddleware } from './common/request-context.middleware.js';
@@ -20,7 +21,11 @@ export class AppModule implements NestModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        FaultInjectionModule.forRoot({ enabled: config.faultsEnabled }),
+        FaultInjectionModule.forRoot({
+          enabled: config.faultsEnabled,
+          ignorePaths: ['/health', '/metrics', ...ADMIN_PATHS],
+        }),
+        AdminModule.forRoot({ enabled: config.faultsEnabled }),
         MetricsModule,
         HealthModule,
         PaymentsModule,

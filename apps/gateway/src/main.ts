@@ -3,6 +3,7 @@ import { ConsoleLogger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { AppModule } from './app.module.js';
+import { answerParserErrorsWithProblems } from './common/client-error.js';
 import { loadGatewayConfig } from './config/gateway-config.js';
 
 async function bootstrap(): Promise<void> {
@@ -14,6 +15,7 @@ async function bootstrap(): Promise<void> {
     forceCloseConnections: true,
   });
   app.useSecurityHeaders();
+  answerParserErrorsWithProblems(app.getHttpServer());
   app.enableShutdownHooks();
   await app.listen(config.port);
   logger.log({

@@ -1,6 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { FaultInjectionModule } from '@retry-safe/fault-injection';
+import { ADMIN_PATHS, AdminModule } from './admin/admin.module.js';
 import { ProblemExceptionFilter } from './common/problem-exception.filter.js';
 import type { AppConfig } from './config/app-config.js';
 import { ConfigModule } from './config/config.module.js';
@@ -21,7 +22,11 @@ export class AppModule {
       module: AppModule,
       imports: [
         ConfigModule.forRoot(config),
-        FaultInjectionModule.forRoot({ enabled: config.faultsEnabled }),
+        FaultInjectionModule.forRoot({
+          enabled: config.faultsEnabled,
+          ignorePaths: ['/health', '/metrics', ...ADMIN_PATHS],
+        }),
+        AdminModule.forRoot({ enabled: config.faultsEnabled }),
         MetricsModule,
         RedisModule,
         FaultsModule,

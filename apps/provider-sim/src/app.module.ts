@@ -1,6 +1,7 @@
 import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { FaultInjectionModule } from '@retry-safe/fault-injection';
+import { ADMIN_PATHS, AdminModule } from './admin/admin.module.js';
 import { ChargesModule } from './charges/charges.module.js';
 import { ProblemExceptionFilter } from './common/problem-exception.filter.js';
 import { RequestContextMiddleware } from './common/request-context.middleware.js';
@@ -20,7 +21,11 @@ export class AppModule implements NestModule {
         ConfigModule.forRoot(config),
         // Inert unless FAULTS_ENABLED=true; then e.g. `drop` after the handler of POST /v1/charges simulates
         // "the provider charged but its response was lost".
-        FaultInjectionModule.forRoot({ enabled: config.faultsEnabled }),
+        FaultInjectionModule.forRoot({
+          enabled: config.faultsEnabled,
+          ignorePaths: ['/health', '/metrics', ...ADMIN_PATHS],
+        }),
+        AdminModule.forRoot({ enabled: config.faultsEnabled }),
         MetricsModule,
         HealthModule,
         ChargesModule,

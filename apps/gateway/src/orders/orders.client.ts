@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import {
   HttpClientErrorCode,
   createServiceClient,
@@ -8,6 +8,7 @@ import {
   type ServiceClient,
   type ServiceResponse,
 } from '@retry-safe/http-client';
+import { RuntimeSettings } from '../admin/runtime-settings.service.js';
 import type { Caller } from '../auth/caller.decorator.js';
 import { GATEWAY_CONFIG, KeyMode, type GatewayConfig } from '../config/gateway-config.js';
 import { serializeSfString } from '../idempotency-key/idempotency-key.js';
@@ -40,11 +41,15 @@ export class OrdersClient {
   private readonly logger = new Logger(OrdersClient.name);
   private readonly client: ServiceClient;
   private readonly regenerating: ServiceClient;
+  private readonly settings: RuntimeSettings;
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly metrics: MetricsService,
+    // The key mode in force (start-up, or a scenario's `PUT /__config`); without it, the start-up one.
+    @Optional() settings?: RuntimeSettings,
   ) {
+    this.settings = settings ?? new RuntimeSettings(config);
     const common = {
       baseURL: config.ordersUrl,
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
@@ -78,7 +83,7 @@ export class OrdersClient {
     const path = `/v1/orders/${encodeURIComponent(payment.orderId)}/payments`;
     const body = { amount: payment.amount, currency: payment.currency };
     const deadline = Date.now() + this.config.deadlineMs;
-    if (this.config.keyMode === KeyMode.Regenerate)
+    if (this.settings.keyMode === KeyMode.Regenerate)
       return this.postRegeneratingKeys(path, body, deadline, context);
     return this.client.post(path, body, {
       // The canonical sf-string form, so a key with spaces or quotes reaches payments exactly as the client meant.

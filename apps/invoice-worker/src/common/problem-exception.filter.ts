@@ -49,6 +49,15 @@ export class ProblemExceptionFilter implements ExceptionFilter {
         code: 'redis_unavailable',
       };
     }
+    if (isInvoiceWorkerError(error) && error.code === InvoiceWorkerErrorCode.SettingsInvalid) {
+      return {
+        type: problemType('validation_failed'),
+        title: 'Invalid request',
+        status: HttpStatus.BAD_REQUEST,
+        detail: error.message,
+        code: 'validation_failed',
+      };
+    }
     if (error instanceof HttpException) {
       const status = error.getStatus();
       const code = status === 404 ? 'not_found' : status >= 500 ? 'internal_error' : `http_${status}`;

@@ -10,6 +10,8 @@ export const InvoiceWorkerErrorCode = {
   FaultInjected: 'FAULT_INJECTED',
   /** `/health` found Redis unreachable. */
   RedisUnavailable: 'REDIS_UNAVAILABLE',
+  /** A `PUT /__config` body that does not match its schema (scenarios only). */
+  SettingsInvalid: 'SETTINGS_INVALID',
 } as const;
 /** One of {@link InvoiceWorkerErrorCode}'s values. */
 export type InvoiceWorkerErrorCode = (typeof InvoiceWorkerErrorCode)[keyof typeof InvoiceWorkerErrorCode];
@@ -80,6 +82,18 @@ export class RedisUnavailableError extends InvoiceWorkerError {
   readonly code = InvoiceWorkerErrorCode.RedisUnavailable;
   constructor(options?: ErrorOptions) {
     super('Redis did not answer PING', {}, options);
+  }
+}
+
+/** `PUT /__config`: the body does not match its schema. */
+export class SettingsInvalidError extends InvoiceWorkerError {
+  readonly code = InvoiceWorkerErrorCode.SettingsInvalid;
+  constructor(
+    /** One line per problem, e.g. `enabled: expected boolean`. */
+    readonly issues: readonly string[],
+    options?: ErrorOptions,
+  ) {
+    super(`invalid settings: ${issues.join('; ')}`, { issues }, options);
   }
 }
 

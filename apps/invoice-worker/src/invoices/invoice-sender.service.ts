@@ -1,6 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { CoordinateOutcome, schemaCodec, type IdempotencyCoordinator } from '@retry-safe/idempotency';
 import { IDEMPOTENCY_COORDINATOR } from '@retry-safe/idempotency/nest';
+import { RuntimeSettings } from '../admin/runtime-settings.service.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 import { JobFaultPoint, JobFaults } from '../faults/job-faults.js';
 import { MailProviderClient } from '../mail/mail-provider.client.js';
@@ -25,12 +26,18 @@ const codec = schemaCodec(InvoiceReceiptSchema);
  */
 @Injectable()
 export class InvoiceSender {
+  private readonly settings: RuntimeSettings;
+
   constructor(
-    @Inject(APP_CONFIG) private readonly config: AppConfig,
+    @Inject(APP_CONFIG) config: AppConfig,
     @Inject(IDEMPOTENCY_COORDINATOR) private readonly coordinator: IdempotencyCoordinator,
     private readonly mail: MailProviderClient,
     private readonly faults: JobFaults,
-  ) {}
+    // `IDEMPOTENCY_ENABLED` in force (start-up, or a scenario's `PUT /__config`); without it, the start-up one.
+    @Optional() settings?: RuntimeSettings,
+  ) {
+    this.settings = settings ?? new RuntimeSettings(config);
+  }
 
   /**
    * Sends (or replays) the invoice of `job`.
@@ -52,7 +59,7 @@ export class InvoiceSender {
       return receipt;
     };
 
-    if (!this.config.idempotency.enabled) {
+    if (!this.settings.idempotencyEnabled) {
       // The unprotected design, kept for scenarios: every delivery sends.
       return { receipt: await action(), outcome: CoordinateOutcome.Unprotected };
     }

@@ -1,6 +1,8 @@
-import { Logger, type OnModuleDestroy } from '@nestjs/common';
+import { Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
+import { DeliveryJournal, preciseNow } from '../admin/delivery-journal.service.js';
+import { codeOf } from '../common/worker-errors.js';
 import { JobFaultPoint, JobFaults } from '../faults/job-faults.js';
 import { DeliveryOutcome, MetricsService } from '../metrics/metrics.service.js';
 import { INVOICES_QUEUE, parseInvoiceJob, type InvoiceReceipt } from './invoice-job.js';
@@ -19,6 +21,8 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
     private readonly sender: InvoiceSender,
     private readonly faults: JobFaults,
     private readonly metrics: MetricsService,
+    // Records each delivery for `GET /__requests` (FAULTS_ENABLED only); absent in unit tests.
+    @Optional() private readonly journal?: DeliveryJournal,
   ) {
     super();
   }
@@ -31,10 +35,25 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
   override async process(job: Job<unknown, InvoiceReceipt>): Promise<InvoiceReceipt> {
     const jobId = job.id ?? '(no id)';
     const started = process.hrtime.bigint();
+    const startedAt = preciseNow();
+    let outcome: string | undefined;
+    const record = (status: 'completed' | 'failed', error?: unknown): void =>
+      this.journal?.record({
+        requestId: deliveryIdOf(job.data) ?? jobId,
+        jobId,
+        attempt: job.attemptsStarted,
+        startedAt,
+        endedAt: preciseNow(),
+        status,
+        ...(outcome === undefined ? {} : { outcome }),
+        ...(error === undefined ? {} : { error: codeOf(error) ?? 'UNEXPECTED_ERROR' }),
+      });
     try {
       const invoice = parseInvoiceJob(job.data);
-      const { receipt, outcome } = await this.sender.send(invoice, jobId);
-      this.metrics.sends.inc({ outcome });
+      const sent = await this.sender.send(invoice, jobId);
+      const { receipt } = sent;
+      outcome = sent.outcome;
+      this.metrics.sends.inc({ outcome: sent.outcome });
       // The email is out and its receipt saved: from here a crash or a failed acknowledgement only costs a
       // redelivery, and that redelivery replays the receipt instead of sending again.
       await this.faults.trip(JobFaultPoint.BeforeAck, { jobId, deliveryId: invoice.deliveryId });
@@ -45,8 +64,10 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
         outcome,
         emailId: receipt.emailId,
       });
+      record('completed');
       return receipt;
     } catch (error) {
+      record('failed', error);
       throw toJobFailure(error);
     } finally {
       this.metrics.jobDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
@@ -86,4 +107,11 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
   onError(error: Error): void {
     this.logger.error('worker error', { error: error.message });
   }
+}
+
+/** The `deliveryId` of a job's data, read before (or without) validating it. */
+function deliveryIdOf(data: unknown): string | undefined {
+  const id =
+    typeof data === 'object' && data !== null ? (data as { deliveryId?: unknown }).deliveryId : undefined;
+  return typeof id === 'string' ? id : undefined;
 }

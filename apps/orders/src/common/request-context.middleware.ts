@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type NestMiddleware } from '@nestjs/common';
 import { DEADLINE_HEADER, REQUEST_ID_HEADER, parseDeadline } from '@retry-safe/http-client';
 import type { NextFunction, Request, Response } from 'express';
+import { RequestJournal, preciseNow } from '../admin/request-journal.service.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 
@@ -43,6 +44,7 @@ export class RequestContextMiddleware implements NestMiddleware {
   constructor(
     private readonly metrics: MetricsService,
     @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+    private readonly journal: RequestJournal,
   ) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
@@ -57,6 +59,12 @@ export class RequestContextMiddleware implements NestMiddleware {
     contexts.set(req, { requestId, deadline });
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const started = process.hrtime.bigint();
+    const startedAt = preciseNow();
+    // The answer's last byte left at `finish`; `close` can come later (the journal orders answers across services).
+    let finishedAt: number | undefined;
+    res.once('finish', () => {
+      finishedAt = preciseNow();
+    });
     res.once('close', () => {
       // `req.route` is set once the router matched; unmatched paths share one label to bound cardinality.
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
@@ -76,6 +84,26 @@ export class RequestContextMiddleware implements NestMiddleware {
         replayed: res.getHeader('idempotent-replayed') === 'true',
         durationMs: Math.round(seconds * 1000),
       });
+      if (
+        this.journal.enabled &&
+        route !== '/health' &&
+        route !== '/metrics' &&
+        !req.originalUrl.startsWith('/__')
+      ) {
+        const key = req.headers['idempotency-key'];
+        this.journal.record({
+          service: 'orders',
+          requestId,
+          method: req.method,
+          route,
+          path: req.originalUrl,
+          ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+          startedAt,
+          endedAt: finishedAt ?? preciseNow(),
+          status: status === 'aborted' ? status : res.statusCode,
+          replayed: res.getHeader('idempotent-replayed') === 'true',
+        });
+      }
     });
     next();
   }

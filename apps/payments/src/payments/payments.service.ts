@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
 import { remainingMs } from '@retry-safe/http-client';
 import {
   CoordinateOutcome,
@@ -9,6 +9,7 @@ import {
   type CoordinateOutcome as Outcome,
 } from '@retry-safe/idempotency';
 import { IDEMPOTENCY_COORDINATOR } from '@retry-safe/idempotency/nest';
+import { RuntimeSettings } from '../admin/runtime-settings.service.js';
 import type { ChainContext } from '../common/request-context.middleware.js';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -39,17 +40,23 @@ export function chargeOperation(tenantId: string): string {
  */
 @Injectable()
 export class PaymentsService {
+  private readonly settings: RuntimeSettings;
+
   constructor(
-    @Inject(PAYMENTS_CONFIG) private readonly config: PaymentsConfig,
+    @Inject(PAYMENTS_CONFIG) config: PaymentsConfig,
     @Inject(IDEMPOTENCY_COORDINATOR) private readonly coordinator: IdempotencyCoordinator,
     private readonly provider: ProviderClient,
     private readonly metrics: MetricsService,
-  ) {}
+    // The settings in force (start-up settings, or a scenario's `PUT /__config`); without it, the start-up ones.
+    @Optional() settings?: RuntimeSettings,
+  ) {
+    this.settings = settings ?? new RuntimeSettings(config);
+  }
 
   async charge(command: PaymentCommand, idempotencyKey: string, chain: ChainContext): Promise<PaymentResult> {
     const operation = chargeOperation(command.tenantId);
     const providerKey = `${operation}.${idempotencyKey}`;
-    const settings = this.config.idempotency;
+    const settings = this.settings.idempotency;
     if (!settings.enabled) {
       // The unprotected design: every call that reaches this line charges.
       return this.count({
@@ -68,6 +75,11 @@ export class PaymentsService {
           amount: command.amount,
           currency: command.currency,
         }),
+        // Per call, so the settings in force apply (they may change on a running process, see RuntimeSettings).
+        inFlight: settings.inFlight,
+        leaseMs: settings.leaseMs,
+        renewLease: settings.renewLease,
+        onStoreUnavailable: settings.onStoreUnavailable,
         // A waiter gives up with the chain's deadline: the caller has stopped listening by then.
         waitTimeoutMs: Math.max(10, Math.min(settings.leaseMs, remainingMs(chain.deadline))),
       },

@@ -1,4 +1,5 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { RuntimeSettings } from '../admin/runtime-settings.service.js';
 import { APP_CONFIG, DedupMode, type AppConfig } from '../config/app-config.js';
 import { simulateLatency } from '../common/latency.js';
 import { parseBody, parseIdempotencyKey } from '../common/request-parsing.js';
@@ -19,10 +20,13 @@ export class ChargesService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: MetricsService,
+    // `PROVIDER_DEDUP` in force (start-up, or a scenario's `PUT /__config`); without it, the start-up one.
+    @Optional() settings?: RuntimeSettings,
   ) {
+    const dedup = settings ?? new RuntimeSettings(config);
     this.ledger = new IdempotentLedger<ChargeRequest>({
       idPrefix: 'ch_',
-      dedup: config.dedup === DedupMode.On,
+      dedup: () => dedup.dedup === DedupMode.On,
       // Like Stripe: the same key with another amount or currency is refused, not charged.
       fingerprint: ({ amount, currency }) => ({ amount, currency: currency.toLowerCase() }),
     });

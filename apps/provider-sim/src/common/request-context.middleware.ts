@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { RequestJournal, preciseNow } from '../admin/request-journal.service.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 
 /** Header that carries the request id in and out (callers pass theirs down the chain). */
@@ -22,7 +23,10 @@ export function requestIdOf(req: Request): string | undefined {
 export class RequestContextMiddleware implements NestMiddleware {
   private readonly logger = new Logger('http');
 
-  constructor(private readonly metrics: MetricsService) {}
+  constructor(
+    private readonly metrics: MetricsService,
+    private readonly journal: RequestJournal,
+  ) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
     const incoming = req.headers[REQUEST_ID_HEADER];
@@ -31,6 +35,12 @@ export class RequestContextMiddleware implements NestMiddleware {
     requestIds.set(req, requestId);
     res.setHeader(REQUEST_ID_HEADER, requestId);
     const started = process.hrtime.bigint();
+    const startedAt = preciseNow();
+    // The answer's last byte left at `finish`; `close` can come later (the journal orders answers across services).
+    let finishedAt: number | undefined;
+    res.once('finish', () => {
+      finishedAt = preciseNow();
+    });
     res.once('close', () => {
       // `req.route` is set once the router matched; unmatched paths share one label to bound cardinality.
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
@@ -46,6 +56,26 @@ export class RequestContextMiddleware implements NestMiddleware {
         status,
         durationMs: Math.round(seconds * 1000),
       });
+      if (
+        this.journal.enabled &&
+        route !== '/health' &&
+        route !== '/metrics' &&
+        !req.originalUrl.startsWith('/__')
+      ) {
+        const key = req.headers['idempotency-key'];
+        this.journal.record({
+          service: 'provider',
+          requestId,
+          method: req.method,
+          route,
+          path: req.originalUrl,
+          ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+          startedAt,
+          endedAt: finishedAt ?? preciseNow(),
+          status: status === 'aborted' ? status : res.statusCode,
+          replayed: res.getHeader('idempotent-replayed') === 'true',
+        });
+      }
     });
     next();
   }

@@ -13,8 +13,11 @@ export interface LedgerEntry<P> {
 export interface IdempotentLedgerOptions<P> {
   /** Prefix of the ids, e.g. `ch_` gives `ch_1`, `ch_2`... */
   readonly idPrefix: string;
-  /** Deduplicate by key; `false` records a new entry on every call (a provider without idempotency). */
-  readonly dedup: boolean;
+  /**
+   * Deduplicate by key; `false` records a new entry on every call (a provider without idempotency). A function is
+   * asked on every call (the setting can change on a running simulator, see `PUT /__config`).
+   */
+  readonly dedup: boolean | (() => boolean);
   /** What must match for a key to be reused, e.g. `{amount, currency}`; compared as JSON. */
   readonly fingerprint: (params: P) => unknown;
   /** @default () => new Date() */
@@ -58,7 +61,8 @@ export class IdempotentLedger<P> {
    */
   record(idempotencyKey: string, params: P): RecordResult<P> {
     const fingerprint = JSON.stringify(this.options.fingerprint(params));
-    if (this.options.dedup) {
+    const dedup = typeof this.options.dedup === 'function' ? this.options.dedup() : this.options.dedup;
+    if (dedup) {
       const existing = this.byKey.get(idempotencyKey);
       if (existing) {
         if (existing.fingerprint !== fingerprint) throw new IdempotencyKeyReusedError(idempotencyKey);

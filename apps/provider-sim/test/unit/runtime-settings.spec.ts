@@ -1,0 +1,32 @@
+import { describe, expect, it } from '@jest/globals';
+import { RuntimeSettings, SettingsOverridesSchema } from '../../src/admin/runtime-settings.service.js';
+import { ChargesService } from '../../src/charges/charges.service.js';
+import { loadConfig } from '../../src/config/app-config.js';
+import { MetricsService } from '../../src/metrics/metrics.service.js';
+
+describe('RuntimeSettings (PUT /__config)', () => {
+  it('switches the ledger between dedup and no dedup on a running simulator', async () => {
+    const config = loadConfig({ PROVIDER_DEDUP: 'on' });
+    const settings = new RuntimeSettings(config);
+    const charges = new ChargesService(config, new MetricsService(), settings);
+    const body = { amount: 100, currency: 'EUR' };
+
+    const first = await charges.charge('k-1', body);
+    expect((await charges.charge('k-1', body)).replayed).toBe(true);
+
+    settings.replace({ dedup: 'off' });
+    const undeduplicated = await charges.charge('k-1', body);
+    expect(undeduplicated.replayed).toBe(false);
+    expect(undeduplicated.charge.id).not.toBe(first.charge.id);
+
+    settings.reset();
+    expect(settings.snapshot()).toEqual({ settings: { dedup: 'on' }, overrides: {} });
+    expect((await charges.charge('k-1', body)).charge.id).toBe(first.charge.id);
+  });
+
+  it('refuses anything but {"dedup": "on" | "off"}', () => {
+    expect(SettingsOverridesSchema.safeParse({ dedup: 'maybe' }).success).toBe(false);
+    expect(SettingsOverridesSchema.safeParse({ latencyMs: 5 }).success).toBe(false);
+    expect(SettingsOverridesSchema.safeParse({}).success).toBe(true);
+  });
+});

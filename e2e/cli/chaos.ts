@@ -1,0 +1,83 @@
+/**
+ * `pnpm chaos`: the chaos run of issue 5 on a stack of its own (see e2e/chaos/chaos-engine.ts).
+ *
+ *   pnpm chaos [--n 500] [--dedup on|off] [--seed N] [--kills 3] [--concurrency 16] [--logs]
+ *
+ * Exits 0 when every payment was charged exactly once and answered with one Charge (with `--dedup off`: when
+ * none was lost, the duplicates being the point, reported per path), 1 otherwise, 2 for bad arguments.
+ */
+import { parseArgs } from 'node:util';
+import { formatChaosReport, runChaos, type ChaosOptions } from '../chaos/chaos-engine.js';
+
+const USAGE =
+  'usage: pnpm chaos [--n 500] [--dedup on|off] [--seed N] [--kills 3] [--concurrency 16] [--logs]';
+
+function wholeNumber(name: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!Number.isSafeInteger(n) || n < 0) {
+    throw new Error(`--${name} must be a whole number, got ${JSON.stringify(value)}`);
+  }
+  return n;
+}
+
+/** The run's options from the command line; throws with a message for the user. */
+function optionsFrom(argv: string[]): (ChaosOptions & { logs: boolean }) | 'help' {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      n: { type: 'string' },
+      dedup: { type: 'string' },
+      seed: { type: 'string' },
+      kills: { type: 'string' },
+      concurrency: { type: 'string' },
+      logs: { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+    strict: true,
+  });
+  if (values.help) return 'help';
+  if (values.dedup !== undefined && values.dedup !== 'on' && values.dedup !== 'off') {
+    throw new Error(`--dedup must be 'on' or 'off', got ${JSON.stringify(values.dedup)}`);
+  }
+  return {
+    payments: Math.max(1, wholeNumber('n', values.n, 500)),
+    providerDedup: values.dedup !== 'off',
+    ...(values.seed === undefined ? {} : { seed: wholeNumber('seed', values.seed, 0) }),
+    kills: wholeNumber('kills', values.kills, 3),
+    concurrency: Math.max(1, wholeNumber('concurrency', values.concurrency, 16)),
+    logs: values.logs === true,
+  };
+}
+
+async function main(): Promise<number> {
+  let options;
+  try {
+    options = optionsFrom(process.argv.slice(2));
+  } catch (error) {
+    console.error(`${(error as Error).message}\n${USAGE}`);
+    return 2;
+  }
+  if (options === 'help') {
+    console.log(USAGE);
+    return 0;
+  }
+  const controller = new AbortController();
+  process.once('SIGINT', () => {
+    console.error('interrupted: stopping the clients, then the stack');
+    controller.abort();
+  });
+  const report = await runChaos({ ...options, log: (line) => console.log(line), signal: controller.signal });
+  console.log(`\n${formatChaosReport(report)}`);
+  return report.ok ? 0 : 1;
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exitCode = 1;
+  },
+);

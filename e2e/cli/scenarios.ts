@@ -1,0 +1,121 @@
+/**
+ * `pnpm scenarios [name...] [--json] [--out <dir>]`: runs the scenarios against a RUNNING stack and prints what it
+ * measured, one table per scenario, plus `scenarios-out/<name>.md` with a Mermaid sequence diagram per design.
+ *
+ * The stack: `FAULTS_ENABLED=true pnpm stack`, or docker compose with `docker-compose.scenarios.yml`. URLs from env
+ * (defaults are `pnpm stack`'s): GATEWAY_URL, ORDERS_URL, PAYMENTS_URL, PROVIDER_URL, WORKER_URL. The runner takes
+ * Redis away only when given the commands to: REDIS_STOP_CMD and REDIS_START_CMD (e.g. `docker compose stop redis`
+ * / `docker compose start redis`); otherwise the redis-down rows say how to run them. REDIS_URL is not needed:
+ * everything goes through the services' admin routes.
+ *
+ * Exit code: 0 when every row that ran measured its expected numbers, 1 otherwise, 2 for bad usage or a stack that
+ * is not there.
+ */
+import { parseArgs } from 'node:util';
+import { formatResult, jsonReport, repoRoot, runAll } from '../scenarios/runner.js';
+import { SCENARIOS, commandRedisControl, httpTarget, type StackUrls } from '../scenarios/index.js';
+import { send } from '../scenarios/http.js';
+import { join } from 'node:path';
+
+const USAGE = `Usage: pnpm scenarios [name...] [--json] [--out <dir>]
+Scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (default: all)
+Env: GATEWAY_URL, ORDERS_URL, PAYMENTS_URL, PROVIDER_URL, WORKER_URL (defaults: 127.0.0.1:3000-3004),
+     REDIS_STOP_CMD + REDIS_START_CMD (let the runner take Redis away for redis-down).
+The services must run with FAULTS_ENABLED=true.`;
+
+async function main(): Promise<number> {
+  const { values, positionals } = parseArgs({
+    allowPositionals: true,
+    options: {
+      json: { type: 'boolean', default: false },
+      out: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    return 0;
+  }
+  const unknown = positionals.filter((name) => !SCENARIOS.some((s) => s.name === name));
+  if (unknown.length > 0) {
+    console.error(`Unknown scenario(s): ${unknown.join(', ')}\n${USAGE}`);
+    return 2;
+  }
+  const chosen = positionals.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => positionals.includes(s.name));
+
+  const env = process.env;
+  const first = (list: string): string => (list.split(',')[0] ?? list).trim().replace(/\/+$/, '');
+  const urls: StackUrls = {
+    gateway: first(env['GATEWAY_URL'] ?? 'http://127.0.0.1:3000'),
+    orders: first(env['ORDERS_URL'] ?? 'http://127.0.0.1:3001'),
+    payments: first(env['PAYMENTS_URL'] ?? 'http://127.0.0.1:3002'),
+    provider: first(env['PROVIDER_URL'] ?? 'http://127.0.0.1:3003'),
+  };
+  const problems: string[] = [];
+  for (const [service, url] of Object.entries(urls)) {
+    const problem = await preflight(url);
+    if (problem !== undefined) problems.push(`${service} at ${url}: ${problem}`);
+  }
+  const workerUrl = first(env['WORKER_URL'] ?? 'http://127.0.0.1:3004');
+  const workerProblem = await preflight(workerUrl);
+  if (workerProblem !== undefined && env['WORKER_URL'] !== undefined) {
+    problems.push(`worker at ${workerUrl}: ${workerProblem}`);
+  }
+  if (problems.length > 0) {
+    console.error(`The stack is not ready:\n  ${problems.join('\n  ')}\n\n${USAGE}`);
+    return 2;
+  }
+  const stopCommand = env['REDIS_STOP_CMD'];
+  const startCommand = env['REDIS_START_CMD'];
+  const target = httpTarget(
+    workerProblem === undefined ? { ...urls, worker: workerUrl } : urls,
+    stopCommand && startCommand ? { redisControl: commandRedisControl(stopCommand, startCommand) } : {},
+  );
+
+  const outDir = values.out ?? join(repoRoot(), 'scenarios-out');
+  // Ctrl-C: no new scenario starts; the one running finishes its row (the stack is left reset by the next run).
+  const interrupted = new AbortController();
+  process.once('SIGINT', () => {
+    process.stderr.write('scenarios: SIGINT, stopping after the current scenario\n');
+    interrupted.abort();
+  });
+  const results = await runAll(chosen, target, {
+    progress: (line) => process.stderr.write(`${line}\n`),
+    outDir,
+    signal: interrupted.signal,
+  });
+  if (values.json) {
+    console.log(JSON.stringify(jsonReport(results), null, 2));
+  } else {
+    for (const result of results) console.log(`\n${formatResult(result)}`);
+    console.log(`\nDiagrams: ${outDir}/<name>.md`);
+  }
+  const failed = results.filter(
+    (result) =>
+      result.error !== undefined || result.rows.some((row) => !row.matches && row.skipped === undefined),
+  );
+  return failed.length === 0 ? 0 : 1;
+}
+
+/** Why `url` cannot be used for scenarios, or `undefined`. */
+async function preflight(url: string): Promise<string | undefined> {
+  try {
+    const health = await send(`${url}/health`, { timeoutMs: 3_000 });
+    if (health.status !== 200) return `GET /health answered ${health.status}`;
+    const faults = await send(`${url}/__faults`, { timeoutMs: 3_000 });
+    if (faults.status !== 200) return 'no /__faults: start the services with FAULTS_ENABLED=true';
+    return undefined;
+  } catch (error) {
+    return `unreachable (${(error as Error).message})`;
+  }
+}
+
+main().then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,74 @@
+/**
+ * Scenario 7 (issue 5): many replicas. Two payments processes behind orders (round robin over `PAYMENTS_URL`),
+ * 200 concurrent requests with one key through the gateway while the provider holds the first charge for 1 s.
+ * Provider dedup is off: the one charge is the coordinator's doing, across processes.
+ *
+ * | `IDEMPOTENCY_IN_FLIGHT` | provider charges | the 200 get                                    |
+ * |-------------------------|------------------|------------------------------------------------|
+ * | raise                   | 1                | the Charge (first, or replayed) or 409, nothing else |
+ * | wait                    | 1                | the same Charge, all 200 (1 executed, 199 replayed) |
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { newKey, pay, sendNow } from '../support/client.js';
+import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
+import { startStack, type Stack } from '../support/stack.js';
+import { PAYMENTS_ROUTE, metricSum, paymentTraffic } from './failure-helpers.js';
+
+const REQUESTS = 200;
+const HOLD_MS = 1_000;
+
+describe(`scenario 7: 2 payments replicas, ${REQUESTS} concurrent requests, one key`, () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({
+      paymentsReplicas: 2,
+      payments: { IDEMPOTENCY_IN_FLIGHT: 'raise' },
+      provider: { PROVIDER_DEDUP: 'off' },
+    });
+  });
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it.each(['raise', 'wait'] as const)('IDEMPOTENCY_IN_FLIGHT=%s: 1 provider charge', async (mode) => {
+    await stack.restart('payments', { IDEMPOTENCY_IN_FLIGHT: mode });
+    await stack.reset();
+    await holdNextCharge(stack, HOLD_MS);
+    const outcome = (value: string) => metricSum(stack, 'payments', 'payments_total', { outcome: value });
+    const [executedBefore, replayedBefore] = [await outcome('executed'), await outcome('replayed')];
+    const key = newKey();
+    const orderId = randomUUID();
+
+    const responses = await Promise.all(
+      Array.from({ length: REQUESTS }, () => sendNow(pay(stack, { key, orderId, amount: 9900 }))),
+    );
+    await chargeIsHeld(stack);
+
+    const created = responses.filter((res) => res.status === 201);
+    const inProgress = responses.filter((res) => res.status === 409);
+    expect(created.length + inProgress.length).toBe(REQUESTS);
+    // Every 201 carries the same Charge, byte for byte; exactly one of them executed.
+    expect(new Set(created.map((res) => res.text)).size).toBe(1);
+    expect(created.filter((res) => res.headers['idempotent-replayed'] === undefined)).toHaveLength(1);
+    for (const res of inProgress) expect(res.body).toMatchObject({ code: 'payment_in_progress' });
+    if (mode === 'wait') expect(created).toHaveLength(REQUESTS);
+    expect((await outcome('executed')) - executedBefore).toBe(1);
+    expect((await outcome('replayed')) - replayedBefore).toBe(created.length - 1);
+
+    const ledger = await stack.providerCharges();
+    expect(ledger.calls).toBe(1);
+    expect(ledger.charges).toEqual([expect.objectContaining({ id: created[0]?.body.providerChargeId })]);
+    // Spread over both replicas, each request once (no hop retries a 201 or a 409).
+    const [first, second] = await Promise.all([0, 1].map((replica) => stack.faults('payments', replica)));
+    expect(first?.requests[PAYMENTS_ROUTE]).toBeGreaterThan(0);
+    expect(second?.requests[PAYMENTS_ROUTE]).toBeGreaterThan(0);
+    expect(await paymentTraffic(stack)).toEqual({
+      gateway: REQUESTS,
+      orders: REQUESTS,
+      payments: REQUESTS,
+      provider: 1,
+    });
+  });
+});

@@ -1,0 +1,22 @@
+/** Every scenario, in the order the runner and the demo run them. */
+import { chainScenario } from './chain.scenario.js';
+import { jobsScenario } from './jobs.scenario.js';
+import { keysScenario } from './keys.scenario.js';
+import { leaseScenario } from './lease.scenario.js';
+import { providerScenario } from './provider.scenario.js';
+import { redisDownScenario } from './redis-down.scenario.js';
+import type { Scenario } from './scenario.js';
+
+export const SCENARIOS: ReadonlyArray<Scenario<unknown>> = [
+  keysScenario,
+  chainScenario,
+  providerScenario,
+  jobsScenario,
+  leaseScenario,
+  // Last: it takes Redis away from every service.
+  redisDownScenario,
+] as ReadonlyArray<Scenario<unknown>>;
+
+export * from './scenario.js';
+export * from './target.js';
+export { chainScenario, jobsScenario, keysScenario, leaseScenario, providerScenario, redisDownScenario };

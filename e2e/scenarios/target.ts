@@ -1,0 +1,192 @@
+/**
+ * What a scenario runs against: the URLs of a running stack and the controls it needs, all over HTTP, so the same
+ * definition runs on the stack an e2e suite started, on `pnpm stack`, on docker compose (with the scenarios
+ * override) and inside `pnpm demo`. The services must run with `FAULTS_ENABLED=true` (the `/__faults`,
+ * `/__config` and `/__requests` routes).
+ */
+import { exec } from 'node:child_process';
+import { promisify } from 'node:util';
+import { send, sendExpecting, until } from './http.js';
+
+/** The services of a stack. */
+export const SERVICES = ['gateway', 'orders', 'payments', 'provider', 'worker'] as const;
+/** One of {@link SERVICES}. */
+export type Service = (typeof SERVICES)[number];
+/** The services with a `/__config` (a design to switch). */
+export type ConfigurableService = Exclude<Service, 'orders'>;
+
+/** Base URL of every service (`worker` only where the invoice worker runs). */
+export interface StackUrls {
+  readonly gateway: string;
+  readonly orders: string;
+  readonly payments: string;
+  readonly provider: string;
+  readonly worker?: string;
+}
+
+/** A rule of `PUT /__faults` (see packages/fault-injection). */
+export interface FaultRule {
+  method: string;
+  path: string;
+  at: 'before-handler' | 'after-handler';
+  action: 'drop' | 'delay' | 'status';
+  times?: number;
+  ms?: number;
+  status?: number;
+  code?: string;
+  match?: { header: string; value: string };
+}
+
+/** `GET /__faults`. */
+export interface FaultSnapshot {
+  rules: Array<FaultRule & { fired: number }>;
+  requests: Record<string, number>;
+}
+
+/** A request as a service's `GET /__requests` lists it (the HTTP services). */
+export interface RequestEntry {
+  seq: number;
+  service: 'gateway' | 'orders' | 'payments' | 'provider';
+  requestId: string;
+  method: string;
+  route: string;
+  path: string;
+  idempotencyKey?: string;
+  startedAt: number;
+  endedAt: number;
+  status: number | 'aborted';
+  replayed: boolean;
+}
+
+/** A delivery as the worker's `GET /__requests` lists it. */
+export interface DeliveryEntry {
+  seq: number;
+  service: 'worker';
+  requestId: string;
+  jobId: string;
+  attempt: number;
+  startedAt: number;
+  endedAt: number;
+  status: 'completed' | 'failed';
+  outcome?: string;
+  error?: string;
+}
+
+/** One entry of any journal. */
+export type JournalEntry = RequestEntry | DeliveryEntry;
+
+/** provider-sim's `GET /v1/charges`. */
+export interface ChargeLedger {
+  calls: number;
+  charges: Array<{ id: string; idempotencyKey: string; amount: number; currency: string; createdAt: string }>;
+}
+
+/** provider-sim's `GET /v1/emails`. */
+export interface EmailLedger {
+  calls: number;
+  emails: Array<{ id: string; idempotencyKey: string; to: string; createdAt: string }>;
+}
+
+/** Makes the Redis of the stack unavailable and available again. */
+export interface RedisControl {
+  /** How it does it, for the output (`the demo's Redis gate`, `docker compose stop redis`...). */
+  readonly description: string;
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+/** A running stack, as the scenarios see it. */
+export interface ScenarioTarget {
+  readonly urls: StackUrls;
+  /** Present when the runner may take Redis away (the demo, an e2e stack, or commands given by the user). */
+  readonly redisControl?: RedisControl;
+  setFaults(service: Service, rules: readonly FaultRule[]): Promise<void>;
+  faults(service: Service): Promise<FaultSnapshot>;
+  /** Replaces the overrides of a service's settings (`PUT /__config`); `{}` restores its start-up settings. */
+  configure(service: ConfigurableService, overrides: Record<string, unknown>): Promise<void>;
+  journal(service: Service): Promise<JournalEntry[]>;
+  charges(): Promise<ChargeLedger>;
+  emails(): Promise<EmailLedger>;
+  /** Faults, counters, ledgers, settings and journals of every service back to their start. */
+  reset(): Promise<void>;
+  /** Resolves once every service answers `GET /health` with 200. */
+  healthy(timeoutMs?: number): Promise<void>;
+}
+
+/** Options of {@link httpTarget}. */
+export interface HttpTargetOptions {
+  readonly redisControl?: RedisControl;
+}
+
+/** A {@link ScenarioTarget} that reaches every service over HTTP at `urls`. */
+export function httpTarget(urls: StackUrls, options: HttpTargetOptions = {}): ScenarioTarget {
+  const services = (): Service[] => SERVICES.filter((service) => service !== 'worker' || urls.worker);
+  const urlOf = (service: Service): string => {
+    const url = urls[service];
+    if (url === undefined) throw new Error(`no URL for ${service} (set WORKER_URL to run the jobs scenario)`);
+    return url;
+  };
+  const configurable = (): ConfigurableService[] =>
+    services().filter((service): service is ConfigurableService => service !== 'orders');
+
+  const target: ScenarioTarget = {
+    urls,
+    ...(options.redisControl === undefined ? {} : { redisControl: options.redisControl }),
+    setFaults: async (service, rules) => {
+      await sendExpecting(`${urlOf(service)}/__faults`, { method: 'PUT', body: { rules } }, 200);
+    },
+    faults: (service) => sendExpecting<FaultSnapshot>(`${urlOf(service)}/__faults`, {}, 200),
+    configure: async (service, overrides) => {
+      await sendExpecting(`${urlOf(service)}/__config`, { method: 'PUT', body: overrides }, 200);
+    },
+    journal: async (service) =>
+      (await sendExpecting<{ requests: JournalEntry[] }>(`${urlOf(service)}/__requests`, {}, 200)).requests,
+    charges: () => sendExpecting<ChargeLedger>(`${urls.provider}/v1/charges`, {}, 200),
+    emails: () => sendExpecting<EmailLedger>(`${urls.provider}/v1/emails`, {}, 200),
+    reset: async () => {
+      const calls: Array<Promise<unknown>> = [];
+      for (const service of services()) {
+        calls.push(sendExpecting(`${urlOf(service)}/__faults`, { method: 'DELETE' }, 204));
+      }
+      for (const service of configurable()) {
+        calls.push(sendExpecting(`${urlOf(service)}/__config`, { method: 'DELETE' }, 204));
+      }
+      calls.push(sendExpecting(`${urls.provider}/v1/charges`, { method: 'DELETE' }, 204));
+      calls.push(sendExpecting(`${urls.provider}/v1/emails`, { method: 'DELETE' }, 204));
+      await Promise.all(calls);
+      // Journals last, so nothing of the reset itself is in them.
+      await Promise.all(
+        services().map((service) => sendExpecting(`${urlOf(service)}/__requests`, { method: 'DELETE' }, 204)),
+      );
+    },
+    healthy: async (timeoutMs = 20_000) => {
+      await Promise.all(
+        services().map((service) =>
+          until(
+            `${service} healthy`,
+            async () => {
+              const res = await send(`${urlOf(service)}/health`, { timeoutMs: 2_000 });
+              if (res.status !== 200) throw new Error(`${service} /health answered ${res.status}`);
+            },
+            { timeoutMs, intervalMs: 100 },
+          ),
+        ),
+      );
+    },
+  };
+  return target;
+}
+
+/** A {@link RedisControl} that runs shell commands (e.g. `docker compose stop redis` / `docker compose start redis`). */
+export function commandRedisControl(stopCommand: string, startCommand: string): RedisControl {
+  const run = promisify(exec);
+  return {
+    description: `\`${stopCommand}\`, then \`${startCommand}\``,
+    stop: async () => {
+      await run(stopCommand);
+    },
+    start: async () => {
+      await run(startCommand);
+    },
+  };
+}

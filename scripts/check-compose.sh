@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# Validates docker-compose.yml (and the scenarios override) without a Docker engine. Uses Debian's docker-compose
+# or the compose plugin; where neither exists it says so and skips, except under CI, where .ci/run installs it.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+if command -v docker-compose >/dev/null 2>&1; then
+  compose=(docker-compose)
+elif docker compose version >/dev/null 2>&1; then
+  compose=(docker compose)
+else
+  if [ "${CI:-}" = "true" ]; then
+    echo "check-compose: no docker-compose under CI" >&2
+    exit 1
+  fi
+  echo "check-compose: skipped (install Debian's docker-compose to validate docker-compose.yml)"
+  exit 0
+fi
+"${compose[@]}" -f docker-compose.yml config -q
+"${compose[@]}" -f docker-compose.yml -f docker-compose.scenarios.yml config -q
+echo "check-compose: docker-compose.yml and docker-compose.scenarios.yml are valid"
