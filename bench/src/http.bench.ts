@@ -1,26 +1,28 @@
 /**
- * HTTP-level part of issue 7: autocannon against the payments endpoint with the coordinator on and off, with fresh
- * idempotency keys and with replays, reporting the latency the coordinator adds and the throughput ratio.
+ * `pnpm bench:http`: autocannon against the payments endpoint (`POST /v1/payments`) with the coordinator on and
+ * off, with fresh idempotency keys and with replays, reporting the latency the coordinator adds and the throughput
+ * ratio, measured in the same run.
  *
- * This script starts nothing: it measures services that are already running, so the services are benchmarked as
- * they are deployed (their own process, their own Redis). Run, after `pnpm build`:
+ * By default it starts what it measures, from the built tree (`pnpm build` first): a private redis-server,
+ * provider-sim, and two payments processes, one with `IDEMPOTENCY_ENABLED=true` and one with `false`, each on a
+ * free port. To measure services already running instead, set PAYMENTS_URL (coordinator on) and optionally
+ * PAYMENTS_URL_OFF (off), e.g. `PAYMENTS_URL=http://127.0.0.1:3002/v1/payments`.
  *
- *   PAYMENTS_URL=http://127.0.0.1:PORT/payments \
- *   PAYMENTS_URL_OFF=http://127.0.0.1:PORT2/payments \
- *   node bench/dist/http.bench.js
- *
- * PAYMENTS_URL is the endpoint with the coordinator on; PAYMENTS_URL_OFF the same endpoint on an instance with
- * it off (without it, only the "on" rows are measured). Optional: PAYMENTS_BODY (the JSON body to POST),
- * HTTP_BENCH_SECONDS (default 10), HTTP_BENCH_CONNECTIONS (default 32), HTTP_BENCH_REPLAY_KEYS (default 500).
- * Only loopback URLs are accepted: this load must never leave the machine.
- *
- * TODO(issue 7): the payments service does not exist yet. Once it does, check the default body and the
- * `Idempotency-Key` header against its contract, add how to start it with the coordinator off, and record a run
- * in docs/benchmarks.md.
+ * Optional: PAYMENTS_BODY (the JSON body), HTTP_BENCH_SECONDS (default 10), HTTP_BENCH_CONNECTIONS (default 32),
+ * HTTP_BENCH_REPLAY_KEYS (default 500). Only loopback URLs are accepted: this load must never leave the machine.
+ * Writes bench/results/http.json.
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import {
+  freePort,
+  startPrivateRedisServer,
+  startServiceProcess,
+  type ServiceProcess,
+} from '@retry-safe/testing';
 
 interface Scenario {
   readonly name: string;
@@ -45,12 +47,94 @@ interface ScenarioResult {
   readonly timeouts: number;
 }
 
-const DEFAULT_BODY = JSON.stringify({ orderId: 'ord_7Hq2mXv9Lr4Tz8Kc', amount: 4999, currency: 'EUR' });
+/** The internal payment command orders sends to payments. */
+const DEFAULT_BODY = JSON.stringify({
+  tenantId: 'a0000000-0000-4000-8000-00000000000a',
+  orderId: '0d6b1f4e-8c2a-4e7b-9f3d-5a1c7e2b8d40',
+  amount: 4999,
+  currency: 'EUR',
+});
+
+/** Services this script started itself; closed at the end. */
+interface OwnStack {
+  readonly onUrl: string;
+  readonly offUrl: string;
+  close(): Promise<void>;
+}
+
+/** The repository root: the nearest folder up from here with pnpm-workspace.yaml. */
+function repoRoot(): string {
+  let dir = new URL('.', import.meta.url);
+  while (!existsSync(new URL('pnpm-workspace.yaml', dir))) {
+    const parent = new URL('..', dir);
+    if (parent.href === dir.href) throw new Error('pnpm-workspace.yaml not found above bench/');
+    dir = parent;
+  }
+  return fileURLToPath(dir);
+}
+
+async function startOwnStack(): Promise<OwnStack> {
+  const root = repoRoot();
+  const redis = await startPrivateRedisServer();
+  const started: ServiceProcess[] = [];
+  try {
+    const providerPort = await freePort();
+    started.push(
+      await startServiceProcess({
+        name: 'provider-sim',
+        entry: `${root}apps/provider-sim/dist/main.js`,
+        port: providerPort,
+        env: { PROVIDER_PORT: String(providerPort) },
+      }),
+    );
+    const payments = async (enabled: boolean): Promise<string> => {
+      const port = await freePort();
+      started.push(
+        await startServiceProcess({
+          name: `payments-${enabled ? 'on' : 'off'}`,
+          entry: `${root}apps/payments/dist/main.js`,
+          port,
+          env: {
+            PAYMENTS_PORT: String(port),
+            PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
+            REDIS_URL: redis.url,
+            IDEMPOTENCY_ENABLED: String(enabled),
+            IDEMPOTENCY_KEY_PREFIX: `bench-http-${enabled ? 'on' : 'off'}:`,
+          },
+        }),
+      );
+      return `http://127.0.0.1:${port}/v1/payments`;
+    };
+    const onUrl = await payments(true);
+    const offUrl = await payments(false);
+    return {
+      onUrl,
+      offUrl,
+      close: async () => {
+        await Promise.all(started.map((service) => service.kill('SIGTERM')));
+        await redis.close();
+      },
+    };
+  } catch (error) {
+    await Promise.all(started.map((service) => service.kill('SIGKILL')));
+    await redis.close();
+    throw error;
+  }
+}
 
 async function main(): Promise<void> {
-  const onUrl = loopbackUrl('PAYMENTS_URL', true);
+  const own = process.env['PAYMENTS_URL'] ? undefined : await startOwnStack();
+  try {
+    await measure(own);
+  } finally {
+    await own?.close();
+  }
+}
+
+async function measure(own: OwnStack | undefined): Promise<void> {
+  const onUrl = own?.onUrl ?? loopbackUrl('PAYMENTS_URL', true);
   if (!onUrl) return;
-  const offUrl = loopbackUrl('PAYMENTS_URL_OFF', false);
+  const offUrl = own?.offUrl ?? loopbackUrl('PAYMENTS_URL_OFF', false);
   const body = process.env['PAYMENTS_BODY'] ?? DEFAULT_BODY;
   JSON.parse(body); // fail early on a malformed PAYMENTS_BODY
   const seconds = positiveInt('HTTP_BENCH_SECONDS', 10);
@@ -68,11 +152,22 @@ async function main(): Promise<void> {
     },
   ];
 
-  const results: ScenarioResult[] = [];
-  for (const scenario of scenarios) {
-    console.error(`- ${scenario.name} (${seconds} s, ${connections} connections)`);
-    results.push(await run(scenario, body, seconds, connections));
+  // Rounds: off, on, replays, off, on, replays, ... so the designs see the same machine load; each figure is the
+  // median over the rounds.
+  const rounds = positiveInt('HTTP_BENCH_ROUNDS', 3);
+  const perRound = Math.max(1, Math.round(seconds / rounds));
+  for (const scenario of scenarios) await run(scenario, body, 1, connections); // warm-up, not measured
+  const samples = new Map<string, ScenarioResult[]>();
+  for (let round = 1; round <= rounds; round++) {
+    for (const scenario of scenarios) {
+      console.error(
+        `- round ${round}/${rounds}: ${scenario.name} (${perRound} s, ${connections} connections)`,
+      );
+      const result = await run(scenario, body, perRound, connections);
+      samples.set(scenario.name, [...(samples.get(scenario.name) ?? []), result]);
+    }
   }
+  const results: ScenarioResult[] = scenarios.map((scenario) => medianOf(samples.get(scenario.name) ?? []));
 
   const off = results.find((result) => result.name.startsWith('coordinator off'));
   const comparisons = off
@@ -107,6 +202,33 @@ async function main(): Promise<void> {
     `${JSON.stringify({ generatedAt: new Date().toISOString(), seconds, connections, results, comparisons }, null, 2)}\n`,
   );
   console.error(`wrote ${file.pathname}`);
+}
+
+/** The median of each figure over the rounds (counts are summed). */
+function medianOf(rounds: readonly ScenarioResult[]): ScenarioResult {
+  const first = rounds[0];
+  if (!first) throw new Error('no rounds measured');
+  const median = (pick: (r: ScenarioResult) => number): number => {
+    const sorted = rounds.map(pick).sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)]!;
+  };
+  const sum = (pick: (r: ScenarioResult) => number): number =>
+    rounds.reduce((total, r) => total + pick(r), 0);
+  return {
+    name: first.name,
+    url: first.url,
+    requestsPerSecond: median((r) => r.requestsPerSecond),
+    latencyMs: {
+      p50: median((r) => r.latencyMs.p50),
+      p90: median((r) => r.latencyMs.p90),
+      p99: median((r) => r.latencyMs.p99),
+      mean: median((r) => r.latencyMs.mean),
+    },
+    total: sum((r) => r.total),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    timeouts: sum((r) => r.timeouts),
+  };
 }
 
 /** One POST per key, so the replay scenario only ever sends keys whose result is stored. */
