@@ -1,18 +1,35 @@
 import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { FaultInjectionModule } from '@retry-safe/fault-injection';
+import {
+  createValidationPipe,
+  JSON_BODY_OPTIONS,
+  JsonBodyMiddleware,
+  MetricsModule,
+  RedisHealthModule,
+  RedisModule,
+  REQUEST_CONTEXT_OPTIONS,
+  RequestContextMiddleware,
+  type RequestContextOptions,
+} from '@retry-safe/service-kit';
 import { ADMIN_PATHS, AdminModule } from './admin/admin.module.js';
-import { JsonBodyMiddleware } from './common/json-body.middleware.js';
 import { ProblemExceptionFilter } from './common/problem-exception.filter.js';
-import { RequestContextMiddleware } from './common/request-context.middleware.js';
-import { createValidationPipe } from './common/validation.pipe.js';
 import { ConfigModule } from './config/config.module.js';
-import type { OrdersConfig } from './config/orders-config.js';
-import { HealthModule } from './health/health.module.js';
+import { ORDERS_CONFIG, type OrdersConfig } from './config/orders-config.js';
+import { MetricsService } from './metrics/metrics.service.js';
 import { InvoicesModule } from './invoices/invoices.module.js';
-import { MetricsModule } from './metrics/metrics.module.js';
 import { PaymentsModule } from './payments/payments.module.js';
-import { RedisModule } from './redis/redis.module.js';
+
+// A hop inside the chain: the caller's request id and deadline carry on.
+function requestContextOptions(config: OrdersConfig): RequestContextOptions {
+  return {
+    service: 'orders',
+    requestId: 'propagate',
+    requestBudgetMs: config.requestBudgetMs,
+    // The gateway forwards the authenticated tenant in this header.
+    tenantOf: (req) => req.headers['x-tenant-id'],
+  };
+}
 
 /** Internal service between the gateway and payments; producer of the invoice queue. */
 @Module({})
@@ -27,15 +44,17 @@ export class AppModule implements NestModule {
           ignorePaths: ['/health', '/metrics', ...ADMIN_PATHS],
         }),
         AdminModule.forRoot({ enabled: config.faultsEnabled }),
-        RedisModule,
-        MetricsModule,
-        HealthModule,
+        RedisModule.forRoot({ configToken: ORDERS_CONFIG, url: (c: OrdersConfig) => c.redisUrl }),
+        MetricsModule.forRoot(MetricsService),
+        RedisHealthModule,
         PaymentsModule,
         InvoicesModule,
       ],
       providers: [
         { provide: APP_FILTER, useClass: ProblemExceptionFilter },
         { provide: APP_PIPE, useFactory: createValidationPipe },
+        { provide: JSON_BODY_OPTIONS, useValue: { limitBytes: config.bodyLimitBytes } },
+        { provide: REQUEST_CONTEXT_OPTIONS, useValue: requestContextOptions(config) },
       ],
     };
   }

@@ -1,5 +1,4 @@
 import { Body, Controller, Delete, Get, HttpCode, Put } from '@nestjs/common';
-import { RequestJournal, type JournalEntry } from './request-journal.service.js';
 import {
   RuntimeSettings,
   SettingsOverridesSchema,
@@ -11,14 +10,11 @@ import {
  * Scenario controls, mounted only with `FAULTS_ENABLED=true` (like `/__faults`):
  * - `GET /__config`, `PUT /__config` (replaces the overrides of `GATEWAY_KEY_MODE`), `DELETE /__config`
  *   (back to the start-up settings);
- * - `GET /__requests` (the request journal), `DELETE /__requests`.
+ * - `GET /__requests` (the request journal), `DELETE /__requests`: the shared `RequestJournalController`.
  */
 @Controller()
 export class AdminController {
-  constructor(
-    private readonly settings: RuntimeSettings,
-    private readonly journal: RequestJournal,
-  ) {}
+  constructor(private readonly settings: RuntimeSettings) {}
 
   @Get('__config')
   config(): SettingsSnapshot {
@@ -35,16 +31,5 @@ export class AdminController {
   @HttpCode(204)
   reset(): void {
     this.settings.reset();
-  }
-
-  @Get('__requests')
-  requests(): { requests: JournalEntry[] } {
-    return { requests: this.journal.list() };
-  }
-
-  @Delete('__requests')
-  @HttpCode(204)
-  clearRequests(): void {
-    this.journal.clear();
   }
 }

@@ -1,6 +1,6 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
+import { RequestJournal, RequestJournalController } from '@retry-safe/service-kit';
 import { AdminController } from './admin.controller.js';
-import { RequestJournal } from './request-journal.service.js';
 import { RuntimeSettings } from './runtime-settings.service.js';
 
 /** Paths of the scenario controls: neither counted nor faulted by fault injection, nor journaled. */
@@ -18,7 +18,7 @@ export class AdminModule {
       module: AdminModule,
       providers: [RuntimeSettings, { provide: RequestJournal, useValue: new RequestJournal(options) }],
       exports: [RuntimeSettings, RequestJournal],
-      controllers: options.enabled ? [AdminController] : [],
+      controllers: options.enabled ? [AdminController, RequestJournalController] : [],
     };
   }
 }

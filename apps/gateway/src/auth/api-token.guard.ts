@@ -1,7 +1,7 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
+import { requestContextOf } from '@retry-safe/service-kit';
 import { UnauthorizedError } from '../common/gateway-errors.js';
-import { requestContextOf } from '../common/request-context.middleware.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway-config.js';
 import { bearerTokenOf } from './api-tokens.js';
 

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { requestContextOf } from '../common/request-context.middleware.js';
+import { requestContextOf } from '@retry-safe/service-kit';
 
 /** Who is calling: what a downstream call needs to carry. */
 export interface Caller {

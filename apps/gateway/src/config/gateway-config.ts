@@ -1,3 +1,4 @@
+import { ConfigError, envBool, envHttpUrl, envInt, envPort, parseEnv } from '@retry-safe/service-kit';
 import { z } from 'zod';
 import { ApiTokens } from '../auth/api-tokens.js';
 
@@ -14,20 +15,10 @@ export const KeyMode = {
 /** One of {@link KeyMode}'s values. */
 export type KeyMode = (typeof KeyMode)[keyof typeof KeyMode];
 
-const int = (min: number, max: number) =>
-  z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be an integer')
-    .min(min, `must be between ${min} and ${max}`)
-    .max(max, `must be between ${min} and ${max}`);
-const httpUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .transform((url) => url.replace(/\/+$/, ''));
-
 /** The environment the gateway reads, once, at start-up. */
 const EnvSchema = z.object({
-  GATEWAY_PORT: int(1, 65_535).default(3000),
-  ORDERS_URL: httpUrl.default('http://127.0.0.1:3001'),
+  GATEWAY_PORT: envPort().default(3000),
+  ORDERS_URL: envHttpUrl().default('http://127.0.0.1:3001'),
   API_TOKENS: z
     .string({ error: 'is required: token=tenantUuid,token=tenantUuid (see the README for the demo tenants)' })
     .transform((spec, ctx) => {
@@ -41,11 +32,11 @@ const EnvSchema = z.object({
   GATEWAY_KEY_MODE: z
     .enum([KeyMode.Propagate, KeyMode.Regenerate], { error: "must be 'propagate' or 'regenerate'" })
     .default(KeyMode.Propagate),
-  GATEWAY_DEADLINE_MS: int(100, 120_000).default(10_000),
-  GATEWAY_BODY_LIMIT_BYTES: int(256, 1_048_576).default(16_384),
-  UPSTREAM_RETRIES: int(0, 10).default(3),
-  UPSTREAM_ATTEMPT_TIMEOUT_MS: int(10, 120_000).default(5_000),
-  FAULTS_ENABLED: z.stringbool({ error: "must be 'true' or 'false'" }).default(false),
+  GATEWAY_DEADLINE_MS: envInt(100, 120_000).default(10_000),
+  GATEWAY_BODY_LIMIT_BYTES: envInt(256, 1_048_576).default(16_384),
+  UPSTREAM_RETRIES: envInt(0, 10).default(3),
+  UPSTREAM_ATTEMPT_TIMEOUT_MS: envInt(10, 120_000).default(5_000),
+  FAULTS_ENABLED: envBool().default(false),
 });
 
 /** Validated settings of the gateway. */
@@ -71,14 +62,8 @@ export interface GatewayConfig {
 /** DI token of the {@link GatewayConfig}. */
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 
-/** The environment is invalid; `message` names every offending variable. */
-export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ConfigError';
-  }
-}
+// Re-exported: callers and tests of this module catch the error where they load the config.
+export { ConfigError };
 
 // Never echo these back in an error message.
 const SECRET_VARIABLES = new Set(['API_TOKENS']);
@@ -88,16 +73,7 @@ const SECRET_VARIABLES = new Set(['API_TOKENS']);
  * @throws {@link ConfigError} listing every invalid variable.
  */
 export function loadGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
-      const name = String(issue.path[0] ?? '(environment)');
-      const value = SECRET_VARIABLES.has(name) ? '' : `=${JSON.stringify(env[name] ?? null)}`;
-      return `  ${name}${value}: ${issue.message}`;
-    });
-    throw new ConfigError(`gateway: invalid environment\n${lines.join('\n')}`, { cause: parsed.error });
-  }
-  const e = parsed.data;
+  const e = parseEnv(EnvSchema, env, { service: 'gateway', secrets: SECRET_VARIABLES });
   return {
     port: e.GATEWAY_PORT,
     ordersUrl: e.ORDERS_URL,

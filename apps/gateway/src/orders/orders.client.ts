@@ -8,11 +8,10 @@ import {
   type ServiceClient,
   type ServiceResponse,
 } from '@retry-safe/http-client';
+import { HttpMetrics, serializeSfString } from '@retry-safe/service-kit';
 import { RuntimeSettings } from '../admin/runtime-settings.service.js';
 import type { Caller } from '../auth/caller.decorator.js';
 import { GATEWAY_CONFIG, KeyMode, type GatewayConfig } from '../config/gateway-config.js';
-import { serializeSfString } from '../idempotency-key/idempotency-key.js';
-import { MetricsService } from '../metrics/metrics.service.js';
 
 /** Header that carries the authenticated tenant to the internal services. */
 export const TENANT_HEADER = 'x-tenant-id';
@@ -45,7 +44,7 @@ export class OrdersClient {
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    private readonly metrics: MetricsService,
+    private readonly metrics: HttpMetrics,
     // The key mode in force (start-up, or a scenario's `PUT /__config`); without it, the start-up one.
     @Optional() settings?: RuntimeSettings,
   ) {

@@ -1,10 +1,9 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
+import { JsonContentTypeGuard, relay } from '@retry-safe/service-kit';
 import { ApiTokenGuard } from '../auth/api-token.guard.js';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
-import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
 import { OrderIdSchema } from '../common/order-id.js';
-import { relay } from '../common/relay.js';
 import { IdempotencyKey } from '../idempotency-key/idempotency-key.decorator.js';
 import { OrdersClient } from '../orders/orders.client.js';
 import { CreatePaymentSchema, type CreatePayment } from './create-payment.schema.js';

@@ -1,36 +1,30 @@
+import { ConfigError, envBool, envInt, envPort, parseEnv } from '@retry-safe/service-kit';
 import { z } from 'zod';
 
-const int = (min: number, max: number) =>
-  z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be an integer')
-    .min(min, `must be between ${min} and ${max}`)
-    .max(max, `must be between ${min} and ${max}`);
-const bool = z.stringbool({ error: "must be 'true' or 'false'" });
 const url = (protocols: RegExp) => z.url({ protocol: protocols, error: `must be a ${protocols.source} URL` });
 
 /** The environment invoice-worker reads, once, at start-up. */
 const EnvSchema = z.object({
   REDIS_URL: url(/^rediss?$/).default('redis://127.0.0.1:6379'),
   MAIL_PROVIDER_URL: url(/^https?$/).default('http://127.0.0.1:3003'),
-  MAIL_PROVIDER_TIMEOUT_MS: int(50, 60_000).default(5_000),
-  WORKER_PORT: int(1, 65_535).default(3004),
+  MAIL_PROVIDER_TIMEOUT_MS: envInt(50, 60_000).default(5_000),
+  WORKER_PORT: envPort().default(3004),
   BULLMQ_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.-]{1,50}$/, 'must be 1-50 letters, digits, _ . or -')
     .default('bull'),
-  WORKER_CONCURRENCY: int(1, 1_000).default(1),
-  WORKER_LOCK_DURATION_MS: int(100, 3_600_000).default(30_000),
-  WORKER_STALLED_INTERVAL_MS: int(100, 3_600_000).default(30_000),
-  WORKER_MAX_STALLED_COUNT: int(0, 100).default(1),
-  IDEMPOTENCY_ENABLED: bool.default(true),
+  WORKER_CONCURRENCY: envInt(1, 1_000).default(1),
+  WORKER_LOCK_DURATION_MS: envInt(100, 3_600_000).default(30_000),
+  WORKER_STALLED_INTERVAL_MS: envInt(100, 3_600_000).default(30_000),
+  WORKER_MAX_STALLED_COUNT: envInt(0, 100).default(1),
+  IDEMPOTENCY_ENABLED: envBool().default(true),
   IDEMPOTENCY_KEY_PREFIX: z
     .string()
     .regex(/^[^\s]{1,50}$/, 'must be 1-50 characters without spaces')
     .default('idem:'),
-  IDEMPOTENCY_LEASE_MS: int(100, 3_600_000).default(30_000),
-  IDEMPOTENCY_RENEW_LEASE: bool.default(true),
-  FAULTS_ENABLED: bool.default(false),
+  IDEMPOTENCY_LEASE_MS: envInt(100, 3_600_000).default(30_000),
+  IDEMPOTENCY_RENEW_LEASE: envBool().default(true),
+  FAULTS_ENABLED: envBool().default(false),
 });
 
 /** Validated settings of invoice-worker. */
@@ -74,31 +68,15 @@ export interface AppConfig {
 /** DI token of the {@link AppConfig}. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
-/** The environment is invalid; `message` names every offending variable. */
-export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ConfigError';
-  }
-}
+// Re-exported: main.ts tells a ConfigError (print its message) from other start-up failures.
+export { ConfigError };
 
 /**
  * Validates the environment. Called once by `main.ts` (tests pass their own record).
  * @throws {@link ConfigError} listing every invalid variable with the value it got.
  */
 export function loadConfig(env: Record<string, string | undefined>): AppConfig {
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
-      const name = String(issue.path[0] ?? '(environment)');
-      return `  ${name}=${JSON.stringify(env[name] ?? null)}: ${issue.message}`;
-    });
-    throw new ConfigError(`invoice-worker: invalid environment\n${lines.join('\n')}`, {
-      cause: parsed.error,
-    });
-  }
-  const e = parsed.data;
+  const e = parseEnv(EnvSchema, env, { service: 'invoice-worker' });
   return {
     redisUrl: e.REDIS_URL,
     mailProvider: { url: e.MAIL_PROVIDER_URL, timeoutMs: e.MAIL_PROVIDER_TIMEOUT_MS },

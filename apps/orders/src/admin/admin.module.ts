@@ -1,11 +1,13 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { AdminController } from './admin.controller.js';
-import { RequestJournal } from './request-journal.service.js';
+import { RequestJournal, RequestJournalController } from '@retry-safe/service-kit';
 
 /** Paths of the scenario controls: neither counted nor faulted by fault injection, nor journaled. */
 export const ADMIN_PATHS = ['/__requests'] as const;
 
-/** The request journal (always provided) and its admin routes (mounted only when `FAULTS_ENABLED=true`). */
+/**
+ * The request journal (always provided) and its admin routes `GET|DELETE /__requests` (mounted only when
+ * `FAULTS_ENABLED=true`). Orders has no design to switch, hence no `/__config`.
+ */
 @Global()
 @Module({})
 export class AdminModule {
@@ -14,7 +16,7 @@ export class AdminModule {
       module: AdminModule,
       providers: [{ provide: RequestJournal, useValue: new RequestJournal(options) }],
       exports: [RequestJournal],
-      controllers: options.enabled ? [AdminController] : [],
+      controllers: options.enabled ? [RequestJournalController] : [],
     };
   }
 }

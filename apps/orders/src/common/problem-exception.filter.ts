@@ -1,43 +1,29 @@
-import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { HttpClientErrorCode, isHttpClientError, type HttpClientError } from '@retry-safe/http-client';
-import type { Request, Response } from 'express';
+import { Catch } from '@nestjs/common';
+import {
+  ProblemExceptionFilter as ServiceProblemExceptionFilter,
+  downstreamProblemMapper,
+  problem,
+  requestIdOf,
+  type ProblemMapper,
+} from '@retry-safe/service-kit';
 import { OrdersErrorCode, isOrdersError } from './orders-errors.js';
-import { PROBLEM_CONTENT_TYPE, isProblem, problem, statusTitle, type Problem } from './problem.js';
-import { requestIdOf } from './request-context.middleware.js';
 
-/** A problem and the headers that go with it. */
-interface ProblemReply {
-  problem: Problem;
-  headers?: Record<string, string>;
-}
+const toPayments = downstreamProblemMapper('The payments service');
 
-const byCode: Record<OrdersErrorCode, { status: number; title: string }> = {
-  [OrdersErrorCode.IdempotencyKeyMissing]: { status: 400, title: 'Idempotency-Key required' },
-  [OrdersErrorCode.IdempotencyKeyInvalid]: { status: 400, title: 'Invalid Idempotency-Key' },
-  [OrdersErrorCode.ValidationFailed]: { status: 400, title: 'Invalid request' },
-  [OrdersErrorCode.UnsupportedMediaType]: { status: 415, title: 'Unsupported media type' },
-  [OrdersErrorCode.QueueUnavailable]: { status: 503, title: 'Queue unavailable' },
-};
-
-// body-parser's error types (http-errors `type`), e.g. for a body over the limit or unparsable JSON.
-const bodyErrors: Record<string, { status: number; code: string; title: string; detail?: string }> = {
-  'entity.parse.failed': {
-    status: 400,
-    code: OrdersErrorCode.ValidationFailed,
-    title: 'Invalid request',
-    detail: 'The body is not valid JSON',
-  },
-  'entity.too.large': { status: 413, code: 'payload_too_large', title: 'Payload too large' },
-  'charset.unsupported': {
-    status: 415,
-    code: OrdersErrorCode.UnsupportedMediaType,
-    title: 'Unsupported media type',
-  },
-  'encoding.unsupported': {
-    status: 415,
-    code: OrdersErrorCode.UnsupportedMediaType,
-    title: 'Unsupported media type',
-  },
+// The only code of orders' own that the shared filter does not know: the queue refusing a job is worth a retry.
+const mapOrdersError: ProblemMapper = (error, context) => {
+  if (isOrdersError(error) && error.code === OrdersErrorCode.QueueUnavailable) {
+    context.logger.warn({
+      msg: error.message,
+      requestId: requestIdOf(context.req),
+      cause: String(error.cause),
+    });
+    return {
+      problem: problem(503, error.code, 'Queue unavailable', error.message),
+      headers: { 'Retry-After': '1' },
+    };
+  }
+  return toPayments(error, context);
 };
 
 /**
@@ -49,100 +35,8 @@ const bodyErrors: Record<string, { status: number; code: string; title: string; 
  * - Nest's and body-parser's HttpExceptions keep their status with a stable code; the rest is a logged 500.
  */
 @Catch()
-export class ProblemExceptionFilter implements ExceptionFilter {
-  private readonly logger = new Logger(ProblemExceptionFilter.name);
-
-  catch(error: unknown, host: ArgumentsHost): void {
-    const http = host.switchToHttp();
-    const req = http.getRequest<Request>();
-    const res = http.getResponse<Response>();
-    // A fault may have destroyed the socket, or the answer may have started: nothing more can be sent.
-    if (res.headersSent || res.destroyed) return;
-    const { problem: body, headers = {} } = this.toProblem(error, req);
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+export class ProblemExceptionFilter extends ServiceProblemExceptionFilter {
+  constructor() {
+    super({ serviceName: 'The orders service', mapError: mapOrdersError });
   }
-
-  private toProblem(error: unknown, req: Request): ProblemReply {
-    if (isOrdersError(error)) {
-      const { status, title } = byCode[error.code];
-      const headers: Record<string, string> = status === 503 ? { 'Retry-After': '1' } : {};
-      if (status >= 500)
-        this.logger.warn({ msg: error.message, requestId: requestIdOf(req), cause: String(error.cause) });
-      return { problem: problem(status, error.code, title, error.message), headers };
-    }
-    if (isHttpClientError(error)) return this.upstreamProblem(error, req);
-    const bodyError = bodyErrorOf(error);
-    if (bodyError !== undefined) {
-      const { status, code, title, detail } = bodyError.mapping;
-      return { problem: problem(status, code, title, detail ?? bodyError.message) };
-    }
-    if (error instanceof HttpException && error.getStatus() < 500) {
-      const status = error.getStatus();
-      const code =
-        status === 404 ? 'not_found' : status === 400 ? OrdersErrorCode.ValidationFailed : `http_${status}`;
-      return { problem: problem(status, code, statusTitle(status), error.message) };
-    }
-    this.logger.error({
-      msg: 'unhandled error',
-      requestId: requestIdOf(req),
-      error: error instanceof Error ? error.stack : String(error),
-    });
-    return {
-      problem: problem(500, 'internal_error', 'Internal error', 'The orders service failed unexpectedly'),
-    };
-  }
-
-  private upstreamProblem(error: HttpClientError, req: Request): ProblemReply {
-    const last = error.response;
-    if (last !== undefined && last.status === 503 && isProblem(last.data)) {
-      const retryAfter = last.headers['retry-after'];
-      return { problem: last.data, headers: retryAfter === undefined ? {} : { 'Retry-After': retryAfter } };
-    }
-    this.logger.warn({
-      msg: 'upstream failed',
-      requestId: requestIdOf(req),
-      code: error.code,
-      error: error.message,
-    });
-    switch (error.code) {
-      case HttpClientErrorCode.UpstreamTimeout:
-        return {
-          problem: problem(
-            504,
-            'upstream_timeout',
-            'Upstream timeout',
-            'The payments service did not answer in time',
-          ),
-        };
-      case HttpClientErrorCode.UpstreamUnavailable:
-        return {
-          problem: problem(
-            502,
-            'upstream_unavailable',
-            'Upstream unavailable',
-            'The payments service is unavailable',
-          ),
-        };
-      default:
-        return {
-          problem: problem(500, 'internal_error', 'Internal error', 'The orders service failed unexpectedly'),
-        };
-    }
-  }
-}
-
-/** body-parser's http-errors (Nest wraps them in an HttpException with the original as `cause`). */
-function bodyErrorOf(error: unknown): { mapping: (typeof bodyErrors)[string]; message: string } | undefined {
-  const candidates = [error, error instanceof Error ? error.cause : undefined];
-  for (const candidate of candidates) {
-    const type = (candidate as { type?: unknown } | undefined)?.type;
-    if (typeof type === 'string' && type in bodyErrors) {
-      return {
-        mapping: bodyErrors[type] as (typeof bodyErrors)[string],
-        message: (candidate as Error).message,
-      };
-    }
-  }
-  return undefined;
 }

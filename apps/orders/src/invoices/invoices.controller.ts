@@ -1,8 +1,6 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
-import { Chain } from '../common/chain-context.decorator.js';
-import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
+import { Chain, type ChainContext, JsonContentTypeGuard } from '@retry-safe/service-kit';
 import { OrderIdSchema } from '../common/order-id.js';
-import type { ChainContext } from '../common/request-context.middleware.js';
 import { TenantId } from '../common/tenant-id.decorator.js';
 import { RequestInvoiceSchema, type RequestInvoice } from './invoice-job.js';
 import { InvoicesService, type InvoiceReceipt } from './invoices.service.js';

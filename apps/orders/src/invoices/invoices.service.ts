@@ -2,10 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
+import { REDIS_CLIENT } from '@retry-safe/service-kit';
 import { QueueUnavailableError } from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { REDIS_CLIENT } from '../redis/redis.module.js';
 import { INVOICES_QUEUE, INVOICE_JOB_NAME, InvoiceJobSchema, type InvoiceJob } from './invoice-job.js';
 
 /** What the producer tells its caller: the id of this delivery of the invoice. */

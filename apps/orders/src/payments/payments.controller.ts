@@ -1,11 +1,8 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { Chain } from '../common/chain-context.decorator.js';
+import { Chain, type ChainContext, JsonContentTypeGuard, relay } from '@retry-safe/service-kit';
 import { ForwardedIdempotencyKey } from '../common/forwarded-idempotency-key.decorator.js';
-import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
 import { OrderIdSchema } from '../common/order-id.js';
-import { relay } from '../common/relay.js';
-import type { ChainContext } from '../common/request-context.middleware.js';
 import { TenantId } from '../common/tenant-id.decorator.js';
 import { CreatePaymentSchema, type CreatePayment } from './create-payment.schema.js';
 import { PaymentsClient } from './payments.client.js';

@@ -1,34 +1,31 @@
 import { InFlightMode, StoreUnavailablePolicy } from '@retry-safe/idempotency';
+import {
+  ConfigError,
+  envBool,
+  envHttpUrl,
+  envInt,
+  envPort,
+  envRedisUrl,
+  parseEnv,
+} from '@retry-safe/service-kit';
 import { z } from 'zod';
-
-const int = (min: number, max: number) =>
-  z.coerce
-    .number({ error: 'must be a number' })
-    .int('must be an integer')
-    .min(min, `must be between ${min} and ${max}`)
-    .max(max, `must be between ${min} and ${max}`);
-const bool = z.stringbool({ error: "must be 'true' or 'false'" });
-const httpUrl = z
-  .url({ protocol: /^https?$/, error: 'must be an http(s) URL' })
-  .transform((url) => url.replace(/\/+$/, ''));
-const redisUrl = z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
 
 /** The environment the payments service reads, once, at start-up. */
 const EnvSchema = z.object({
-  PAYMENTS_PORT: int(1, 65_535).default(3002),
-  PROVIDER_URL: httpUrl.default('http://127.0.0.1:3003'),
-  PROVIDER_TIMEOUT_MS: int(10, 120_000).default(5_000),
-  PROVIDER_RETRIES: int(0, 10).default(0),
-  REDIS_URL: redisUrl.default('redis://127.0.0.1:6379'),
-  IDEMPOTENCY_ENABLED: bool.default(true),
+  PAYMENTS_PORT: envPort().default(3002),
+  PROVIDER_URL: envHttpUrl().default('http://127.0.0.1:3003'),
+  PROVIDER_TIMEOUT_MS: envInt(10, 120_000).default(5_000),
+  PROVIDER_RETRIES: envInt(0, 10).default(0),
+  REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
+  IDEMPOTENCY_ENABLED: envBool().default(true),
   IDEMPOTENCY_IN_FLIGHT: z
     .enum([InFlightMode.Raise, InFlightMode.Wait, InFlightMode.Run], {
       error: "must be 'raise', 'wait' or 'run'",
     })
     .default(InFlightMode.Raise),
-  IDEMPOTENCY_TTL_MS: int(1_000, 30 * 86_400_000).default(3_600_000),
-  IDEMPOTENCY_LEASE_MS: int(10, 3_600_000).default(30_000),
-  IDEMPOTENCY_RENEW_LEASE: bool.default(true),
+  IDEMPOTENCY_TTL_MS: envInt(1_000, 30 * 86_400_000).default(3_600_000),
+  IDEMPOTENCY_LEASE_MS: envInt(10, 3_600_000).default(30_000),
+  IDEMPOTENCY_RENEW_LEASE: envBool().default(true),
   IDEMPOTENCY_ON_STORE_UNAVAILABLE: z
     .enum([StoreUnavailablePolicy.FailClosed, StoreUnavailablePolicy.FailOpen], {
       error: "must be 'fail-closed' or 'fail-open'",
@@ -38,10 +35,10 @@ const EnvSchema = z.object({
     .string()
     .regex(/^[A-Za-z0-9_.:{}-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_.:{}-]')
     .default('idem:'),
-  IDEMPOTENCY_COMMAND_TIMEOUT_MS: int(1, 60_000).default(1_000),
-  REQUEST_BUDGET_MS: int(100, 120_000).default(10_000),
-  BODY_LIMIT_BYTES: int(256, 1_048_576).default(16_384),
-  FAULTS_ENABLED: bool.default(false),
+  IDEMPOTENCY_COMMAND_TIMEOUT_MS: envInt(1, 60_000).default(1_000),
+  REQUEST_BUDGET_MS: envInt(100, 120_000).default(10_000),
+  BODY_LIMIT_BYTES: envInt(256, 1_048_576).default(16_384),
+  FAULTS_ENABLED: envBool().default(false),
 });
 
 /** The coordinator's settings (each one an env var, so scenarios can compare designs). */
@@ -84,29 +81,15 @@ export interface PaymentsConfig {
 /** DI token of the {@link PaymentsConfig}. */
 export const PAYMENTS_CONFIG = Symbol('PAYMENTS_CONFIG');
 
-/** The environment is invalid; `message` names every offending variable. */
-export class ConfigError extends Error {
-  readonly code = 'CONFIG_INVALID';
-  constructor(message: string, options?: ErrorOptions) {
-    super(message, options);
-    this.name = 'ConfigError';
-  }
-}
+// Re-exported: callers and tests of this module catch the error where they load the config.
+export { ConfigError };
 
 /**
  * Validates the environment. Called once by `main.ts` (tests pass their own record).
  * @throws {@link ConfigError} listing every invalid variable with the value it got.
  */
 export function loadPaymentsConfig(env: Record<string, string | undefined>): PaymentsConfig {
-  const parsed = EnvSchema.safeParse(env);
-  if (!parsed.success) {
-    const lines = parsed.error.issues.map((issue) => {
-      const name = String(issue.path[0] ?? '(environment)');
-      return `  ${name}=${JSON.stringify(env[name] ?? null)}: ${issue.message}`;
-    });
-    throw new ConfigError(`payments: invalid environment\n${lines.join('\n')}`, { cause: parsed.error });
-  }
-  const e = parsed.data;
+  const e = parseEnv(EnvSchema, env, { service: 'payments' });
   return {
     port: e.PAYMENTS_PORT,
     provider: { url: e.PROVIDER_URL, timeoutMs: e.PROVIDER_TIMEOUT_MS, retries: e.PROVIDER_RETRIES },

@@ -1,43 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { HttpMetrics } from '@retry-safe/service-kit';
+import { Counter } from 'prom-client';
 
-/** Prometheus metrics of the payments service, in a registry of its own. */
+/**
+ * Prometheus metrics of the payments service: the shared HTTP and upstream metrics, and its own (in the same registry;
+ * `MetricsModule.forRoot(MetricsService)` provides it).
+ */
 @Injectable()
-export class MetricsService {
-  readonly registry = new Registry();
-
-  /** Requests by method, route template and status (`aborted` when the socket closed without a response). */
-  readonly httpRequests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by method, route template and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-
-  readonly httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by method and route template',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [this.registry],
-  });
-
-  /** Attempts sent to a downstream service (first attempts and retries). */
-  readonly upstreamAttempts = new Counter({
-    name: 'upstream_attempts_total',
-    help: 'Attempts sent to a downstream service',
-    labelNames: ['upstream'] as const,
-    registers: [this.registry],
-  });
-
-  /** Retries after a network error, a timeout or a 502/503/504, by what failed. */
-  readonly upstreamRetries = new Counter({
-    name: 'upstream_retries_total',
-    help: 'Retries of calls to a downstream service, by the failure that caused them',
-    labelNames: ['upstream', 'reason'] as const,
-    registers: [this.registry],
-  });
-
+export class MetricsService extends HttpMetrics {
   /** Every outcome the idempotency coordinator reports (`hit`, `miss`, `in_progress`, `key_reuse`...). */
   readonly idempotencyEvents = new Counter({
     name: 'idempotency_events_total',
@@ -53,8 +23,4 @@ export class MetricsService {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
-
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
-  }
 }

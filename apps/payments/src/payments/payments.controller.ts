@@ -1,10 +1,7 @@
 import { Body, Controller, HttpCode, HttpStatus, Post, Res, UseGuards } from '@nestjs/common';
 import { CoordinateOutcome } from '@retry-safe/idempotency';
 import type { Response } from 'express';
-import { Chain } from '../common/chain-context.decorator.js';
-import { JsonContentTypeGuard } from '../common/json-content-type.guard.js';
-import type { ChainContext } from '../common/request-context.middleware.js';
-import { IdempotencyKey } from '../idempotency-key/idempotency-key.decorator.js';
+import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/service-kit';
 import { PaymentCommandSchema, type Charge, type PaymentCommand } from './charge.js';
 import { PaymentsService } from './payments.service.js';
 

@@ -2,10 +2,10 @@ import { Module } from '@nestjs/common';
 import { RedisIdempotencyStore } from '@retry-safe/idempotency';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
 import type { Redis } from 'ioredis';
+import { REDIS_CLIENT } from '@retry-safe/service-kit';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ProviderModule } from '../provider/provider.module.js';
-import { REDIS_CLIENT } from '../redis/redis.module.js';
 import { PaymentsController } from './payments.controller.js';
 import { PaymentsService } from './payments.service.js';
 

@@ -9,8 +9,8 @@ import {
   type CoordinateOutcome as Outcome,
 } from '@retry-safe/idempotency';
 import { IDEMPOTENCY_COORDINATOR } from '@retry-safe/idempotency/nest';
+import { type ChainContext } from '@retry-safe/service-kit';
 import { RuntimeSettings } from '../admin/runtime-settings.service.js';
-import type { ChainContext } from '../common/request-context.middleware.js';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ProviderClient } from '../provider/provider.client.js';

@@ -1,8 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createServiceClient, type ServiceClient } from '@retry-safe/http-client';
+import { type ChainContext, isProblem } from '@retry-safe/service-kit';
 import { PaymentRejectedError } from '../common/payments-errors.js';
-import { isProblem } from '../common/problem.js';
-import type { ChainContext } from '../common/request-context.middleware.js';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 

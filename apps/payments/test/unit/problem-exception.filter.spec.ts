@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestException, Logger, type ArgumentsHost } from '@nestjs/common';
+import { BadRequestException, Logger } from '@nestjs/common';
 import { UpstreamTimeoutError, UpstreamUnavailableError } from '@retry-safe/http-client';
 import {
   IdempotencyCorruptRecordError,
@@ -9,53 +9,20 @@ import {
   IdempotencyStoreUnavailableError,
   InvalidIdempotencyKeyError,
 } from '@retry-safe/idempotency';
-import type { Request, Response } from 'express';
 import {
   IdempotencyKeyMissingError,
-  PaymentRejectedError,
   ValidationFailedError,
-} from '../../src/common/payments-errors.js';
+  captureProblem,
+  type SentProblem,
+} from '@retry-safe/service-kit';
+import { PaymentRejectedError } from '../../src/common/payments-errors.js';
 import { ProblemExceptionFilter } from '../../src/common/problem-exception.filter.js';
 
 // The filter logs what it maps; keep the test output clean.
 Logger.overrideLogger(false);
 
-interface Sent {
-  status?: number;
-  type?: string;
-  body?: Record<string, unknown>;
-  headers: Record<string, string>;
-}
-
-function catchWith(error: unknown): Sent {
-  const sent: Sent = { headers: {} };
-  const res = {
-    headersSent: false,
-    destroyed: false,
-    setHeader: (name: string, value: string) => {
-      sent.headers[name] = value;
-    },
-    status(code: number) {
-      sent.status = code;
-      return this;
-    },
-    type(type: string) {
-      sent.type = type;
-      return this;
-    },
-    send(body: string) {
-      sent.body = JSON.parse(body) as Record<string, unknown>;
-      return this;
-    },
-  };
-  const host = {
-    switchToHttp: () => ({
-      getRequest: () => ({}) as Request,
-      getResponse: () => res as unknown as Response,
-    }),
-  } as ArgumentsHost;
-  new ProblemExceptionFilter().catch(error, host);
-  return sent;
+function catchWith(error: unknown): SentProblem {
+  return captureProblem(new ProblemExceptionFilter(), error);
 }
 
 const where = { operation: 'payment.charge.a000000000004000800000000000000a', key: 'k-1' };

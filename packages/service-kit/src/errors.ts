@@ -1,0 +1,90 @@
+/**
+ * Stable codes of the errors every service shares; each app spreads them into its own `...ErrorCode` object and
+ * adds its own. {@link ProblemExceptionFilter} turns each of these into one problem response.
+ */
+export const ServiceErrorCode = {
+  IdempotencyKeyMissing: 'idempotency_key_missing',
+  IdempotencyKeyInvalid: 'idempotency_key_invalid',
+  ValidationFailed: 'validation_failed',
+  UnsupportedMediaType: 'unsupported_media_type',
+} as const;
+/** One of {@link ServiceErrorCode}'s values. */
+export type ServiceErrorCode = (typeof ServiceErrorCode)[keyof typeof ServiceErrorCode];
+
+/**
+ * Base of every error a service throws on purpose; never an HttpException (the filter maps codes to HTTP).
+ * @typeParam C - the codes of the service that throws it.
+ */
+export abstract class ServiceError<C extends string = string> extends Error {
+  abstract readonly code: C;
+  protected constructor(
+    message: string,
+    /** What the error concerns, for logs (never secrets). */
+    readonly context: Readonly<Record<string, unknown>> = {},
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = new.target.name;
+  }
+}
+
+/** A request without `Idempotency-Key`. */
+export class IdempotencyKeyMissingError extends ServiceError<ServiceErrorCode> {
+  readonly code = ServiceErrorCode.IdempotencyKeyMissing;
+  /** @param message - @default `'The Idempotency-Key header is required'` (the gateway says more, to clients) */
+  constructor(message = 'The Idempotency-Key header is required') {
+    super(message);
+  }
+}
+
+/** An `Idempotency-Key` that is repeated, malformed or breaks the coordinator's key rules. */
+export class IdempotencyKeyInvalidError extends ServiceError<ServiceErrorCode> {
+  readonly code = ServiceErrorCode.IdempotencyKeyInvalid;
+  constructor(readonly reason: string) {
+    super(`The Idempotency-Key is not acceptable: ${reason}`, { reason });
+  }
+}
+
+/** A header, path parameter or body that does not match its schema. */
+export class ValidationFailedError extends ServiceError<ServiceErrorCode> {
+  readonly code = ServiceErrorCode.ValidationFailed;
+  constructor(
+    /** One line per problem, e.g. `amount: must be a positive integer`. */
+    readonly issues: readonly string[],
+    options?: ErrorOptions,
+  ) {
+    super(`Invalid request: ${issues.join('; ')}`, { issues }, options);
+  }
+}
+
+/** A body that is not `application/json`. */
+export class UnsupportedMediaTypeError extends ServiceError<ServiceErrorCode> {
+  readonly code = ServiceErrorCode.UnsupportedMediaType;
+  constructor(contentType: string | undefined) {
+    super(
+      `The body must be application/json, got ${contentType === undefined ? 'no Content-Type' : contentType}`,
+      {
+        contentType,
+      },
+    );
+  }
+}
+
+/**
+ * A guard recognising a service's errors by `code` (not `instanceof`: codes are what crosses module and package
+ * boundaries).
+ * @param codes - the service's error codes object (e.g. `{ ...ServiceErrorCode, Unauthorized: 'unauthorized' }`).
+ */
+export function errorGuard<C extends string>(
+  codes: Readonly<Record<string, C>>,
+): (error: unknown) => error is ServiceError<C> {
+  const known = new Set<string>(Object.values(codes));
+  return (error: unknown): error is ServiceError<C> => {
+    if (!(error instanceof Error)) return false;
+    const code: unknown = (error as Error & { code?: unknown }).code;
+    return typeof code === 'string' && known.has(code);
+  };
+}
+
+/** True for the errors every service shares ({@link ServiceErrorCode}), recognised by `code`. */
+export const isServiceError = errorGuard(ServiceErrorCode);

@@ -1,0 +1,107 @@
+import {
+  Controller,
+  Get,
+  Global,
+  Injectable,
+  Module,
+  Res,
+  type DynamicModule,
+  type Type,
+} from '@nestjs/common';
+import type { Response } from 'express';
+import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+
+/**
+ * The Prometheus metrics every HTTP service has, in a registry of its own. An app with metrics of its own extends
+ * it (declaring them as fields registered in {@link HttpMetrics.registry}) and hands the subclass to
+ * {@link MetricsModule.forRoot}.
+ */
+@Injectable()
+export class HttpMetrics {
+  readonly registry = new Registry();
+
+  /** Requests by method, route template and status (`aborted` when the socket closed without a response). */
+  readonly httpRequests = new Counter({
+    name: 'http_requests_total',
+    help: 'HTTP requests by method, route template and status',
+    labelNames: ['method', 'route', 'status'] as const,
+    registers: [this.registry],
+  });
+
+  readonly httpDuration = new Histogram({
+    name: 'http_request_duration_seconds',
+    help: 'HTTP request duration by method and route template',
+    labelNames: ['method', 'route'] as const,
+    buckets: [0.005, 0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [this.registry],
+  });
+
+  /** Attempts sent to a downstream service (first attempts and retries). */
+  readonly upstreamAttempts = new Counter({
+    name: 'upstream_attempts_total',
+    help: 'Attempts sent to a downstream service',
+    labelNames: ['upstream'] as const,
+    registers: [this.registry],
+  });
+
+  /** Retries after a network error, a timeout or a 502/503/504, by what failed. */
+  readonly upstreamRetries = new Counter({
+    name: 'upstream_retries_total',
+    help: 'Retries of calls to a downstream service, by the failure that caused them',
+    labelNames: ['upstream', 'reason'] as const,
+    registers: [this.registry],
+  });
+
+  private defaultsCollected = false;
+
+  /**
+   * Adds Node's default metrics (process, heap, event loop) to the registry; idempotent. Not done in the
+   * constructor: a subclass's fields are registered after it, and the scrape lists metrics in registration order
+   * (the app's own before the defaults, as they always were).
+   */
+  collectDefaultMetrics(): this {
+    if (!this.defaultsCollected) collectDefaultMetrics({ register: this.registry });
+    this.defaultsCollected = true;
+    return this;
+  }
+}
+
+/** `GET /metrics` in the Prometheus text format. */
+@Controller('metrics')
+export class MetricsController {
+  constructor(private readonly metrics: HttpMetrics) {}
+
+  @Get()
+  async scrape(@Res({ passthrough: true }) res: Response): Promise<string> {
+    res.setHeader('Content-Type', this.metrics.registry.contentType);
+    return this.metrics.registry.metrics();
+  }
+}
+
+/**
+ * Prometheus metrics: the registry, the counters every feature increments, and `GET /metrics`. Global: the app's
+ * metrics class and {@link HttpMetrics} resolve to the same instance everywhere.
+ */
+@Global()
+@Module({})
+export class MetricsModule {
+  /**
+   * @param metrics - the app's metrics class (a subclass of {@link HttpMetrics} with its extra metrics).
+   * @default HttpMetrics
+   */
+  static forRoot(metrics: Type<HttpMetrics> = HttpMetrics): DynamicModule {
+    const providers =
+      metrics === HttpMetrics
+        ? [{ provide: HttpMetrics, useFactory: () => new HttpMetrics().collectDefaultMetrics() }]
+        : [
+            { provide: metrics, useFactory: () => new metrics().collectDefaultMetrics() },
+            { provide: HttpMetrics, useExisting: metrics },
+          ];
+    return {
+      module: MetricsModule,
+      controllers: [MetricsController],
+      providers,
+      exports: providers.map((provider) => provider.provide),
+    };
+  }
+}

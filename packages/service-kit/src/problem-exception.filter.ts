@@ -1,0 +1,184 @@
+import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
+import { HttpClientErrorCode, isHttpClientError } from '@retry-safe/http-client';
+import type { Request, Response } from 'express';
+import { ServiceErrorCode, isServiceError } from './errors.js';
+import { PROBLEM_CONTENT_TYPE, isProblem, problem, statusTitle, type Problem } from './problem.js';
+import { requestIdOf } from './request-context.js';
+
+/** A problem and the headers that go with it. */
+export interface ProblemReply {
+  readonly problem: Problem;
+  readonly headers?: Record<string, string>;
+}
+
+/** What an app's {@link ProblemMapper} gets besides the error. */
+export interface ProblemMapperContext {
+  readonly req: Request;
+  /** The filter's logger (context `ProblemExceptionFilter`). */
+  readonly logger: Logger;
+  /** The 500 `internal_error` problem of this service, which reveals nothing. */
+  readonly internalError: () => ProblemReply;
+}
+
+/** Maps the errors only this app knows; `undefined` hands the error on to the shared mapping. */
+export type ProblemMapper = (error: unknown, context: ProblemMapperContext) => ProblemReply | undefined;
+
+/** Options of a {@link ProblemExceptionFilter}. */
+export interface ProblemExceptionFilterOptions {
+  /** Names the service in the 500 detail, e.g. `The gateway` gives "The gateway failed unexpectedly". */
+  readonly serviceName: string;
+  /** Runs first, for the app's own codes, its downstream calls, its idempotency errors. */
+  readonly mapError?: ProblemMapper;
+}
+
+const byCode: Record<ServiceErrorCode, { status: number; title: string }> = {
+  [ServiceErrorCode.IdempotencyKeyMissing]: { status: 400, title: 'Idempotency-Key required' },
+  [ServiceErrorCode.IdempotencyKeyInvalid]: { status: 400, title: 'Invalid Idempotency-Key' },
+  [ServiceErrorCode.ValidationFailed]: { status: 400, title: 'Invalid request' },
+  [ServiceErrorCode.UnsupportedMediaType]: { status: 415, title: 'Unsupported media type' },
+};
+
+// body-parser's error types (http-errors `type`), e.g. for a body over the limit or unparsable JSON.
+const bodyErrors: Record<string, { status: number; code: string; title: string; detail?: string }> = {
+  'entity.parse.failed': {
+    status: 400,
+    code: ServiceErrorCode.ValidationFailed,
+    title: 'Invalid request',
+    detail: 'The body is not valid JSON',
+  },
+  'entity.too.large': { status: 413, code: 'payload_too_large', title: 'Payload too large' },
+  'charset.unsupported': {
+    status: 415,
+    code: ServiceErrorCode.UnsupportedMediaType,
+    title: 'Unsupported media type',
+  },
+  'encoding.unsupported': {
+    status: 415,
+    code: ServiceErrorCode.UnsupportedMediaType,
+    title: 'Unsupported media type',
+  },
+};
+
+/**
+ * A service's only exception filter: every error leaves as `application/problem+json`.
+ * - First the app's {@link ProblemExceptionFilterOptions.mapError}.
+ * - The shared errors ({@link ServiceErrorCode}) map by `code` (400, 415).
+ * - Nest's and body-parser's HttpExceptions keep their status with a stable code; the rest is a logged 500.
+ *
+ * Apps subclass it with their options (`@Catch() class ProblemExceptionFilter extends ...`) so that
+ * `APP_FILTER`'s `useClass` and the tests can build it without arguments.
+ */
+@Catch()
+export class ProblemExceptionFilter implements ExceptionFilter {
+  // A literal, not `.name`: the log context stays `ProblemExceptionFilter` whatever the subclass is called.
+  private readonly logger = new Logger('ProblemExceptionFilter');
+
+  constructor(private readonly options: ProblemExceptionFilterOptions) {}
+
+  catch(error: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    // A fault may have destroyed the socket, or the answer may have started: nothing more can be sent.
+    if (res.headersSent || res.destroyed) return;
+    const { problem: body, headers = {} } = this.toProblem(error, req);
+    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
+    res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+  }
+
+  private toProblem(error: unknown, req: Request): ProblemReply {
+    const internalError = (): ProblemReply => ({
+      problem: problem(
+        500,
+        'internal_error',
+        'Internal error',
+        `${this.options.serviceName} failed unexpectedly`,
+      ),
+    });
+    const mapped = this.options.mapError?.(error, { req, logger: this.logger, internalError });
+    if (mapped !== undefined) return mapped;
+    if (isServiceError(error)) {
+      const { status, title } = byCode[error.code];
+      return { problem: problem(status, error.code, title, error.message) };
+    }
+    const bodyError = bodyErrorOf(error);
+    if (bodyError !== undefined) {
+      const { status, code, title, detail } = bodyError.mapping;
+      return { problem: problem(status, code, title, detail ?? bodyError.message) };
+    }
+    if (error instanceof HttpException && error.getStatus() < 500) {
+      const status = error.getStatus();
+      const code =
+        status === 404 ? 'not_found' : status === 400 ? ServiceErrorCode.ValidationFailed : `http_${status}`;
+      return { problem: problem(status, code, statusTitle(status), error.message) };
+    }
+    this.logger.error({ msg: 'unhandled error', requestId: requestIdOf(req), error: describeError(error) });
+    return internalError();
+  }
+}
+
+/** An error for a log line: its stack (or message), or the thrown value as a string. */
+export function describeError(error: unknown): string {
+  return error instanceof Error ? (error.stack ?? error.message) : String(error);
+}
+
+/**
+ * The mapping of a hop that calls another of our services (gateway to orders, orders to payments) once the call
+ * failed after its retries: a 503 problem from downstream (e.g. `idempotency_store_unavailable` with
+ * `Retry-After`) passes up unchanged; anything else becomes 502 `upstream_unavailable` or 504 `upstream_timeout`.
+ * (4xx answers never get here: controllers {@link relay} them.)
+ * @param downstream - names the called service in the problem detail, e.g. `The orders service`.
+ */
+export function downstreamProblemMapper(downstream: string): ProblemMapper {
+  return (error, { req, logger, internalError }) => {
+    if (!isHttpClientError(error)) return undefined;
+    const last = error.response;
+    if (last !== undefined && last.status === 503 && isProblem(last.data)) {
+      const retryAfter = last.headers['retry-after'];
+      return { problem: last.data, headers: retryAfter === undefined ? {} : { 'Retry-After': retryAfter } };
+    }
+    logger.warn({
+      msg: 'upstream failed',
+      requestId: requestIdOf(req),
+      code: error.code,
+      error: error.message,
+    });
+    switch (error.code) {
+      case HttpClientErrorCode.UpstreamTimeout:
+        return {
+          problem: problem(
+            504,
+            'upstream_timeout',
+            'Upstream timeout',
+            `${downstream} did not answer in time`,
+          ),
+        };
+      case HttpClientErrorCode.UpstreamUnavailable:
+        return {
+          problem: problem(
+            502,
+            'upstream_unavailable',
+            'Upstream unavailable',
+            `${downstream} is unavailable`,
+          ),
+        };
+      default:
+        return internalError();
+    }
+  };
+}
+
+/** body-parser's http-errors (Nest wraps them in an HttpException with the original as `cause`). */
+function bodyErrorOf(error: unknown): { mapping: (typeof bodyErrors)[string]; message: string } | undefined {
+  const candidates = [error, error instanceof Error ? error.cause : undefined];
+  for (const candidate of candidates) {
+    const type = (candidate as { type?: unknown } | undefined)?.type;
+    if (typeof type === 'string' && type in bodyErrors) {
+      return {
+        mapping: bodyErrors[type] as (typeof bodyErrors)[string],
+        message: (candidate as Error).message,
+      };
+    }
+  }
+  return undefined;
+}

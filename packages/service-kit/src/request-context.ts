@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import {
+  Inject,
+  Injectable,
+  Logger,
+  createParamDecorator,
+  type ExecutionContext,
+  type NestMiddleware,
+} from '@nestjs/common';
+import { DEADLINE_HEADER, REQUEST_ID_HEADER, parseDeadline } from '@retry-safe/http-client';
+import type { NextFunction, Request, Response } from 'express';
+import { HttpMetrics } from './metrics.js';
+import { RequestJournal, preciseNow } from './request-journal.js';
+
+// What a request id from upstream may look like; anything else is replaced (it ends up in logs).
+const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
+
+// A caller cannot stretch a hop's retries further than this, whatever deadline it sends.
+const MAX_BUDGET_MS = 60_000;
+
+/** What a service knows about a request, for logs and downstream calls. */
+export interface RequestContext {
+  /** `x-request-id`: minted at the edge, taken from the caller further down the chain. */
+  readonly requestId: string;
+  /** Epoch ms by which the whole chain must answer; set only when the service propagates deadlines. */
+  readonly deadline?: number;
+  /** The caller's tenant, once known (the gateway's auth guard sets it). */
+  tenantId?: string;
+}
+
+/** Where a request sits in the call chain: what the next hop's call must carry. */
+export interface ChainContext {
+  /** The caller's `x-request-id` (the gateway mints one per client request), or a new one. */
+  readonly requestId: string;
+  /** Epoch ms by which the whole chain must answer (`x-request-deadline`, else now + the request budget). */
+  readonly deadline: number;
+}
+
+/** Options of {@link RequestContextMiddleware}, provided as {@link REQUEST_CONTEXT_OPTIONS}. */
+export interface RequestContextOptions {
+  /** The `service` field of the access-log line and of the journal entries. */
+  readonly service: string;
+  /**
+   * `mint`: the edge of the chain, a new id for every request (a caller's own `x-request-id` is only logged, as
+   * `clientRequestId`). `propagate`: the caller's id when well-formed, else a new one.
+   */
+  readonly requestId: 'mint' | 'propagate';
+  /**
+   * The deadline of a request that arrives without `x-request-deadline` (`REQUEST_BUDGET_MS`); when set, the
+   * middleware reads (or starts) the deadline and {@link Chain} gives it to the handlers. Unset: no deadline.
+   */
+  readonly requestBudgetMs?: number;
+  /** The `tenantId` of the access-log line. Unset: the line has no `tenantId` field. */
+  readonly tenantOf?: (req: Request, context: RequestContext) => unknown;
+}
+
+/** DI token of the {@link RequestContextOptions}: the app provides it next to the middleware. */
+export const REQUEST_CONTEXT_OPTIONS = Symbol('REQUEST_CONTEXT_OPTIONS');
+
+const contexts = new WeakMap<Request, RequestContext>();
+
+/** The context {@link RequestContextMiddleware} attached to `req`. */
+export function requestContextOf(req: Request): RequestContext | undefined {
+  return contexts.get(req);
+}
+
+/** The request's chain context, when the middleware propagates deadlines. */
+export function chainContextOf(req: Request): ChainContext | undefined {
+  const context = contexts.get(req);
+  if (context?.deadline === undefined) return undefined;
+  return { requestId: context.requestId, deadline: context.deadline };
+}
+
+/** The request id of `req` (for logs and problem bodies). */
+export function requestIdOf(req: Request): string | undefined {
+  return contexts.get(req)?.requestId;
+}
+
+/** The request's {@link ChainContext}: its id and deadline, for the next hop. */
+export const Chain = createParamDecorator((_data: unknown, context: ExecutionContext): ChainContext => {
+  const chain = chainContextOf(context.switchToHttp().getRequest<Request>());
+  if (chain === undefined) throw new Error('RequestContextMiddleware did not run');
+  return chain;
+});
+
+/**
+ * Gives every request its id (see {@link RequestContextOptions.requestId}) and, if configured, its deadline; echoes
+ * the id, and on close writes one JSON access-log line, the request metrics and a journal entry. It listens to
+ * `close`, not `finish`, so a request whose socket is destroyed without an answer (a `drop` fault) is still
+ * counted, as status `aborted`. Apply it before body parsing, so 413 and malformed bodies are logged too.
+ */
+@Injectable()
+export class RequestContextMiddleware implements NestMiddleware {
+  private readonly logger = new Logger('http');
+
+  constructor(
+    private readonly metrics: HttpMetrics,
+    private readonly journal: RequestJournal,
+    @Inject(REQUEST_CONTEXT_OPTIONS) private readonly options: RequestContextOptions,
+  ) {}
+
+  use(req: Request, res: Response, next: NextFunction): void {
+    const { service, tenantOf } = this.options;
+    const incoming = req.headers[REQUEST_ID_HEADER];
+    const minted = this.options.requestId === 'mint';
+    const requestId =
+      !minted && typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const budget = this.options.requestBudgetMs;
+    const context: RequestContext =
+      budget === undefined
+        ? { requestId }
+        : {
+            requestId,
+            deadline: parseDeadline(req.headers[DEADLINE_HEADER], Date.now(), budget, MAX_BUDGET_MS),
+          };
+    contexts.set(req, context);
+    res.setHeader(REQUEST_ID_HEADER, requestId);
+    const started = process.hrtime.bigint();
+    const startedAt = preciseNow();
+    // The answer's last byte left at `finish`; `close` can come later (the journal orders answers across services).
+    let finishedAt: number | undefined;
+    res.once('finish', () => {
+      finishedAt = preciseNow();
+    });
+    res.once('close', () => {
+      // `req.route` is set once the router matched; unmatched paths share one label to bound cardinality.
+      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      const status = res.writableFinished ? String(res.statusCode) : 'aborted';
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      this.metrics.httpRequests.inc({ method: req.method, route, status });
+      this.metrics.httpDuration.observe({ method: req.method, route }, seconds);
+      // Field order is the log line's: optional fields are spread in place so existing parsers see no change.
+      this.logger.log({
+        msg: 'request',
+        service,
+        requestId,
+        ...(minted && typeof incoming === 'string' ? { clientRequestId: incoming.slice(0, 128) } : {}),
+        ...(tenantOf === undefined ? {} : { tenantId: tenantOf(req, context) }),
+        method: req.method,
+        path: req.originalUrl,
+        route,
+        status,
+        replayed: res.getHeader('idempotent-replayed') === 'true',
+        durationMs: Math.round(seconds * 1000),
+      });
+      if (
+        this.journal.enabled &&
+        route !== '/health' &&
+        route !== '/metrics' &&
+        !req.originalUrl.startsWith('/__')
+      ) {
+        const key = req.headers['idempotency-key'];
+        this.journal.record({
+          service,
+          requestId,
+          method: req.method,
+          route,
+          path: req.originalUrl,
+          ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+          startedAt,
+          endedAt: finishedAt ?? preciseNow(),
+          status: status === 'aborted' ? status : res.statusCode,
+          replayed: res.getHeader('idempotent-replayed') === 'true',
+        });
+      }
+    });
+    next();
+  }
+}

@@ -1,0 +1,188 @@
+import { describe, expect, it } from '@jest/globals';
+import {
+  BadRequestException,
+  Logger,
+  HttpException,
+  NotFoundException,
+  type ArgumentsHost,
+} from '@nestjs/common';
+import { InvalidRequestError, UpstreamTimeoutError, UpstreamUnavailableError } from '@retry-safe/http-client';
+import {
+  IdempotencyKeyInvalidError,
+  IdempotencyKeyMissingError,
+  UnsupportedMediaTypeError,
+  ValidationFailedError,
+} from '../../src/errors.js';
+import { captureProblem, type SentProblem } from '../../src/capture-problem.js';
+import { ProblemExceptionFilter, downstreamProblemMapper } from '../../src/problem-exception.filter.js';
+
+// The filter logs what it maps; keep the test output clean.
+Logger.overrideLogger(false);
+
+// Configured as orders is: a hop in front of payments.
+function newFilter(mapError = downstreamProblemMapper('The payments service')): ProblemExceptionFilter {
+  return new ProblemExceptionFilter({ serviceName: 'The orders service', mapError });
+}
+
+function catchWith(error: unknown): SentProblem {
+  return captureProblem(newFilter(), error);
+}
+
+const call = { method: 'POST', path: '/v1/payments', attempts: 4 };
+
+describe('ProblemExceptionFilter', () => {
+  it.each([
+    [new IdempotencyKeyMissingError(), 400, 'idempotency_key_missing'],
+    [new IdempotencyKeyInvalidError('key is empty'), 400, 'idempotency_key_invalid'],
+    [new ValidationFailedError(['amount: too small']), 400, 'validation_failed'],
+    [new UnsupportedMediaTypeError('text/plain'), 415, 'unsupported_media_type'],
+  ])('maps %p to %i %s', (error, status, code) => {
+    const sent = catchWith(error);
+    expect(sent.status).toBe(status);
+    expect(sent.type).toBe('application/problem+json');
+    expect(sent.body).toEqual({
+      type: `urn:retry-safe:problem:${code}`,
+      title: expect.any(String),
+      status,
+      detail: error.message,
+      code,
+    });
+  });
+
+  it('passes a 503 problem from payments up unchanged, with its Retry-After', () => {
+    const problem = {
+      type: 'urn:retry-safe:problem:idempotency_store_unavailable',
+      title: 'Idempotency store unavailable',
+      status: 503,
+      detail: 'retry later',
+      code: 'idempotency_store_unavailable',
+    };
+    const sent = catchWith(
+      new UpstreamUnavailableError('503 after retries', {
+        ...call,
+        response: { status: 503, data: problem, headers: { 'retry-after': '1' } },
+      }),
+    );
+    expect(sent.status).toBe(503);
+    expect(sent.body).toEqual(problem);
+    expect(sent.headers).toEqual({ 'Retry-After': '1' });
+  });
+
+  it('answers 502 upstream_unavailable when payments stays unreachable or answers another 5xx', () => {
+    expect(catchWith(new UpstreamUnavailableError('ECONNREFUSED', call))).toMatchObject({
+      status: 502,
+      body: { code: 'upstream_unavailable', status: 502 },
+    });
+    const html502 = new UpstreamUnavailableError('502', {
+      ...call,
+      response: { status: 502, data: '<html>', headers: {} },
+    });
+    expect(catchWith(html502)).toMatchObject({ status: 502, body: { code: 'upstream_unavailable' } });
+  });
+
+  it('names the service in the 500 detail and the downstream in 502/504 details', () => {
+    expect(catchWith(new Error('x')).body).toMatchObject({
+      detail: 'The orders service failed unexpectedly',
+    });
+    expect(catchWith(new UpstreamTimeoutError('deadline', call)).body).toMatchObject({
+      detail: 'The payments service did not answer in time',
+    });
+    expect(catchWith(new UpstreamUnavailableError('ECONNREFUSED', call)).body).toMatchObject({
+      detail: 'The payments service is unavailable',
+    });
+  });
+
+  it('asks the app mapper first, and falls back to the shared mapping when it answers undefined', () => {
+    const teapot = { problem: { type: 't', title: 'T', status: 418, detail: 'd', code: 'teapot' } };
+    const seen: unknown[] = [];
+    const mapError = (error: unknown) => {
+      seen.push(error);
+      return error instanceof RangeError ? teapot : undefined;
+    };
+    const sent: Array<number | undefined> = [];
+    for (const error of [new RangeError('r'), new ValidationFailedError(['a: b'])]) {
+      const res = {
+        headersSent: false,
+        destroyed: false,
+        setHeader: () => undefined,
+        status(code: number) {
+          sent.push(code);
+          return this;
+        },
+        type() {
+          return this;
+        },
+        send() {
+          return this;
+        },
+      };
+      const host = {
+        switchToHttp: () => ({ getRequest: () => ({}), getResponse: () => res }),
+      } as unknown as ArgumentsHost;
+      newFilter(mapError).catch(error, host);
+    }
+    expect(sent).toEqual([418, 400]);
+    expect(seen).toHaveLength(2);
+  });
+
+  it('answers 504 upstream_timeout when the deadline passed', () => {
+    expect(catchWith(new UpstreamTimeoutError('deadline', call))).toMatchObject({
+      status: 504,
+      body: { code: 'upstream_timeout', status: 504 },
+    });
+  });
+
+  it('maps body-parser errors by their type', () => {
+    const tooLarge = Object.assign(new Error('request entity too large'), {
+      type: 'entity.too.large',
+      status: 413,
+    });
+    expect(catchWith(new HttpException('request entity too large', 413, { cause: tooLarge }))).toMatchObject({
+      status: 413,
+      body: { code: 'payload_too_large' },
+    });
+    const syntax = Object.assign(new SyntaxError('Unexpected end'), {
+      type: 'entity.parse.failed',
+      status: 400,
+    });
+    expect(catchWith(new BadRequestException('Unexpected end', { cause: syntax }))).toMatchObject({
+      status: 400,
+      body: { code: 'validation_failed', detail: 'The body is not valid JSON' },
+    });
+    const charset = Object.assign(new Error('unsupported charset "LATIN1"'), { type: 'charset.unsupported' });
+    expect(catchWith(new HttpException('unsupported charset', 415, { cause: charset }))).toMatchObject({
+      status: 415,
+      body: { code: 'unsupported_media_type' },
+    });
+  });
+
+  it('keeps the status of Nest HttpExceptions below 500', () => {
+    expect(catchWith(new NotFoundException('Cannot GET /nope'))).toMatchObject({
+      status: 404,
+      body: { code: 'not_found', title: 'Not found' },
+    });
+  });
+
+  it('answers anything else with a 500 that reveals nothing', () => {
+    for (const error of [
+      new Error('secret detail'),
+      new InvalidRequestError('bad header', call),
+      'a string',
+    ]) {
+      const sent = catchWith(error);
+      expect(sent.status).toBe(500);
+      expect(sent.body).toMatchObject({ code: 'internal_error' });
+      expect(JSON.stringify(sent.body)).not.toContain('secret');
+    }
+  });
+
+  it('sends nothing once the response has started or the socket is gone', () => {
+    let sent = false;
+    const res = { headersSent: true, destroyed: false, status: () => (sent = true) };
+    const host = {
+      switchToHttp: () => ({ getRequest: () => ({}), getResponse: () => res }),
+    } as unknown as ArgumentsHost;
+    newFilter().catch(new IdempotencyKeyMissingError(), host);
+    expect(sent).toBe(false);
+  });
+});
