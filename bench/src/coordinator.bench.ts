@@ -51,13 +51,9 @@ const fingerprint = fingerprintOf({
 
 async function measureInterleaved(
   n: number,
-  fns: readonly [
-    (i: number) => Promise<unknown>,
-    (i: number) => Promise<unknown>,
-    (i: number) => Promise<unknown>,
-  ],
-): Promise<[LatencySummary, LatencySummary, LatencySummary]> {
-  const durations: [bigint[], bigint[], bigint[]] = [[], [], []];
+  fns: readonly ((i: number) => Promise<unknown>)[],
+): Promise<LatencySummary[]> {
+  const durations = fns.map((): bigint[] => []);
   for (let i = 0; i < n; i++) {
     for (const [j, fn] of fns.entries()) {
       const started = process.hrtime.bigint();
@@ -65,7 +61,7 @@ async function measureInterleaved(
       durations[j]!.push(process.hrtime.bigint() - started);
     }
   }
-  return [summarise(durations[0]), summarise(durations[1]), summarise(durations[2])];
+  return durations.map((d) => summarise(d));
 }
 
 async function main(): Promise<void> {
@@ -92,11 +88,23 @@ async function main(): Promise<void> {
 
     // Interleaved (PING, first execution, replay, PING, ...) so the three see the same machine load: the ratios
     // compare like with like even when other processes come and go.
-    const [ping, first, replay] = await measureInterleaved(SAMPLES, [
+    // The floor of a first execution through this client: two EVALSHA round trips of a script that does nothing.
+    const noop = String(await client.script('LOAD', 'return 1'));
+    const [ping, twoEvalsha, first, replay] = (await measureInterleaved(SAMPLES, [
       () => client.ping(),
+      async () => {
+        await client.evalsha(noop, 1, 'bench:noop', 'a', 'b', 'c', 'd', 'e');
+        await client.evalsha(noop, 1, 'bench:noop', 'a', 'b', 'c', 'd');
+      },
       (i) => coordinator.coordinate(request(`first-${i}`), action),
       (i) => coordinator.coordinate(request(`first-${i}`), action),
-    ]);
+    ])) as [LatencySummary, LatencySummary, LatencySummary, LatencySummary];
+    // Time Redis itself spends per script call (Lua and the commands it runs), from INFO commandstats.
+    await client.config('RESETSTAT');
+    for (let i = 0; i < 1_000; i++) await coordinator.coordinate(request(`stat-${i}`), action);
+    const evalshaUsPerCall = Number(
+      /cmdstat_evalsha:.*usec_per_call=([\d.]+)/.exec(await client.info('commandstats'))?.[1],
+    );
 
     // Throughput: 64 workers, each running fresh keys back to back.
     let done = 0;
@@ -141,9 +149,9 @@ async function main(): Promise<void> {
     const memoryBytes = Number(
       await client.memory('USAGE', `bench:${request('first-0').operation}:first-0`, 'SAMPLES', 0),
     );
-    const sideKeys = (await client.keys('bench:*')).filter(
-      (k) => !k.includes(':first-') && !k.includes(':tp-') && !k.includes(':warm-') && !k.includes(':wake-'),
-    );
+    // Anything the coordinator wrote besides its one record per key would show up here.
+    const recordPrefix = `bench:${request('x').operation}:`;
+    const sideKeys = (await client.keys('bench:*')).filter((k) => !k.startsWith(recordPrefix));
 
     const results = {
       machine: { cpus: cpus().length, loadavg: loadavg().map((l) => round(l, 2)), node: process.version },
@@ -151,6 +159,9 @@ async function main(): Promise<void> {
       pingMs: ping,
       firstExecutionMs: first,
       replayMs: replay,
+      twoNoopEvalshaMs: twoEvalsha,
+      twoNoopEvalshaToPing: round(twoEvalsha.p50 / ping.p50, 2),
+      redisUsPerScriptCall: evalshaUsPerCall,
       firstToPing: round(first.p50 / ping.p50, 2),
       replayToPing: round(replay.p50 / ping.p50, 2),
       throughputOpsPerSecond: Math.round(opsPerSecond),
@@ -171,10 +182,14 @@ async function main(): Promise<void> {
       `\nretry-safe coordinator benchmark (${SAMPLES} samples each, Node ${process.version}, load ${results.machine.loadavg.join(' ')})\n`,
     );
     console.log(row('Redis PING round trip', ping));
+    console.log(row('2 no-op EVALSHA (floor)', twoEvalsha, results.twoNoopEvalshaToPing));
     console.log(row('first execution', first, results.firstToPing) + `   (goal <= 2.5x; floor 2x)`);
     console.log(row('replay', replay, results.replayToPing) + `   (goal <= 1.25x; floor 1x)`);
     console.log(`${'throughput, 64 keys'.padEnd(26)} ${results.throughputOpsPerSecond} first executions/s`);
     console.log(row('wait-mode wake-up', wake) + `   (goal p50 < 5 ms)`);
+    console.log(
+      `${'Redis time per script'.padEnd(26)} ${evalshaUsPerCall} µs per EVALSHA (the Lua and its commands)`,
+    );
     console.log(
       `${'stored Charge record'.padEnd(26)} ${memoryBytes} bytes in Redis (MEMORY USAGE), ${sideKeys.length} side keys   (goal <= 512)`,
     );

@@ -186,32 +186,41 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   /** EVALSHA, falling back to EVAL (which caches the script) after a NOSCRIPT (e.g. Redis restarted). */
-  private async eval(script: LuaScript, key: string, args: (string | number)[]): Promise<unknown> {
-    try {
-      return await this.client.evalsha(script.sha, script.numberOfKeys, key, ...args);
-    } catch (error) {
+  private eval(script: LuaScript, key: string, args: (string | number)[]): Promise<unknown> {
+    return this.client.evalsha(script.sha, script.numberOfKeys, key, ...args).catch((error: unknown) => {
       if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
         return this.client.eval(script.source, script.numberOfKeys, key, ...args);
       }
       throw error;
-    }
+    });
   }
 
-  private async bounded<T>(promise: Promise<T>, id: RecordId): Promise<T> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new CommandTimeoutError(this.commandTimeoutMs)), this.commandTimeoutMs);
-      timer.unref();
-    });
-    try {
-      return await Promise.race([promise, timeout]);
-    } catch (error) {
-      throw new IdempotencyStoreUnavailableError(
-        `Idempotency store unavailable: ${error instanceof Error ? error.message : String(error)}`,
-        { operation: id.operation, key: id.key, cause: error },
+  /** Settles with `promise`, or fails with `IDEMPOTENCY_STORE_UNAVAILABLE` after `commandTimeoutMs`. */
+  private bounded<T>(promise: Promise<T>, id: RecordId): Promise<T> {
+    // One timer and one promise per call: this wraps every store call on the hot path.
+    return new Promise<T>((resolve, reject) => {
+      const unavailable = (error: unknown): void =>
+        reject(
+          new IdempotencyStoreUnavailableError(
+            `Idempotency store unavailable: ${error instanceof Error ? error.message : String(error)}`,
+            { operation: id.operation, key: id.key, cause: error },
+          ),
+        );
+      const timer = setTimeout(
+        () => unavailable(new CommandTimeoutError(this.commandTimeoutMs)),
+        this.commandTimeoutMs,
       );
-    } finally {
-      clearTimeout(timer);
-    }
+      timer.unref();
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          unavailable(error);
+        },
+      );
+    });
   }
 }
