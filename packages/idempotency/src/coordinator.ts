@@ -119,6 +119,8 @@ export class IdempotencyCoordinator {
     try {
       for (;;) {
         let claim;
+        // Taken before the claim: the lease Redis grants cannot end earlier than this plus leaseMs.
+        const claimSentAt = Date.now();
         try {
           claim = await this.store.claim(claimRequest);
         } catch (error) {
@@ -126,7 +128,7 @@ export class IdempotencyCoordinator {
         }
         switch (claim.status) {
           case ClaimStatus.Acquired:
-            return await this.runAsOwner(call, action, claim.fencingToken);
+            return await this.runAsOwner(call, action, claim.fencingToken, claimSentAt);
           case ClaimStatus.Completed:
             this.emit(seenInProgress ? IdempotencyEventType.Waited : IdempotencyEventType.Hit, call);
             return {
@@ -196,11 +198,12 @@ export class IdempotencyCoordinator {
     call: Call<T>,
     action: IdempotentAction<T>,
     fencingToken: number,
+    claimSentAt: number,
   ): Promise<CoordinatedResult<T>> {
     const controller = new LazyAbortController();
     const renewal =
       (call.request.renewLease ?? this.renewLease)
-        ? new LeaseRenewal(this.store, call, controller, (type, durationMs) =>
+        ? new LeaseRenewal(this.store, call, claimSentAt, controller, (type, durationMs) =>
             this.emit(type, call, durationMs),
           )
         : undefined;
@@ -317,10 +320,12 @@ class LeaseRenewal {
   constructor(
     private readonly store: IdempotencyStore,
     private readonly call: Call<unknown>,
+    grantedAt: number,
     private readonly controller: LazyAbortController,
     private readonly emit: (type: IdempotencyEvent['type'], durationMs?: number) => void,
   ) {
-    this.leaseEndsAt = call.startedAt + call.leaseMs;
+    // From the grant, not from the call's start: a waiter may have waited long before it took the key over.
+    this.leaseEndsAt = grantedAt + call.leaseMs;
     this.schedule();
   }
 
