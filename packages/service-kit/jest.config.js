@@ -1,5 +1,8 @@
 import { project } from '../../jest.base.js';
 
 export default {
-  projects: [project('unit', ['<rootDir>/test/unit/**/*.spec.ts'])],
+  projects: [
+    project('unit', ['<rootDir>/test/unit/**/*.spec.ts']),
+    project('integration', ['<rootDir>/test/integration/**/*.spec.ts']),
+  ],
 };
