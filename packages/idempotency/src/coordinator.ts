@@ -1,5 +1,4 @@
 import { randomBytes } from 'node:crypto';
-
 import {
   IdempotencyCorruptRecordError,
   IdempotencyErrorCode,
@@ -129,13 +128,12 @@ export class IdempotencyCoordinator {
         switch (claim.status) {
           case ClaimStatus.Acquired:
             return await this.runAsOwner(call, action, claim.fencingToken, claimSentAt);
-          case ClaimStatus.Completed:
+          case ClaimStatus.Completed: {
+            // Decoded before the event: an unreadable result is a corrupt_record, not a hit.
+            const value = this.decode(call, claim.payload);
             this.emit(seenInProgress ? IdempotencyEventType.Waited : IdempotencyEventType.Hit, call);
-            return {
-              value: this.decode(call, claim.payload),
-              outcome: CoordinateOutcome.Replayed,
-              fencingToken: claim.fencingToken,
-            };
+            return { value, outcome: CoordinateOutcome.Replayed, fencingToken: claim.fencingToken };
+          }
           case ClaimStatus.Mismatch:
             this.emit(IdempotencyEventType.KeyReuse, call);
             throw new IdempotencyKeyReuseError(claim.storedFingerprint, call.fingerprint, call);

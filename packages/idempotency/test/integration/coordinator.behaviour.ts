@@ -431,6 +431,7 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
         });
         expect(action.executions).toBe(0);
         expect(w.events.map((e) => e.type)).toContain('corrupt_record');
+        expect(w.events.map((e) => e.type)).not.toContain('hit');
       });
     });
 
