@@ -12,12 +12,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import {
-  IdempotencyCoordinator,
-  RedisIdempotencyStore,
-  fingerprintOf,
-  jsonCodec,
-} from '@retry-safe/idempotency';
+import { IdempotencyCoordinator, fingerprintOf, jsonCodec } from '@retry-safe/idempotency';
+import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { startPrivateRedisServer } from '@retry-safe/testing';
 import { round, summarise, type LatencySummary } from './support/stats.js';
 

@@ -1,10 +1,6 @@
 import { Redis } from 'ioredis';
-import {
-  IdempotencyCoordinator,
-  RedisIdempotencyStore,
-  fingerprintOf,
-  jsonCodec,
-} from '@retry-safe/idempotency';
+import { IdempotencyCoordinator, fingerprintOf, jsonCodec } from '@retry-safe/idempotency';
+import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import {
   CHARGE_REQUEST,
   InProgressExpiry,

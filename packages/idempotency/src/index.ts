@@ -2,7 +2,6 @@ export { IdempotencyCoordinator, type IdempotentAction } from './coordinator.js'
 export {
   CoordinateOutcome,
   IdempotencyEventType,
-  IdempotencyLimits,
   InFlightMode,
   StoreUnavailablePolicy,
   type ActionContext,
@@ -11,6 +10,7 @@ export {
   type CoordinatorOptions,
   type IdempotencyEvent,
 } from './options.js';
+export { IDEMPOTENCY_DEFAULTS, IDEMPOTENCY_LIMITS, IdempotencyLimits } from './limits.js';
 export {
   IdempotencyCorruptRecordError,
   IdempotencyError,
@@ -39,8 +39,3 @@ export {
   type RenewRequest,
   type StoreIfAbsentRequest,
 } from './store.js';
-export {
-  RECORD_FORMAT_VERSION,
-  RedisIdempotencyStore,
-  type RedisIdempotencyStoreOptions,
-} from './redis/redis-store.js';

@@ -63,18 +63,18 @@ export interface IdempotencyEvent {
 export interface CoordinatorOptions {
   /**
    * What a duplicate does while the first request runs.
-   * @default 'wait'
+   * @default IDEMPOTENCY_DEFAULTS.inFlight ('wait')
    */
   inFlight?: InFlightMode;
   /**
    * How long a reservation lives without renewal: a crashed owner blocks its key at most this long.
-   * @default 30_000
+   * @default IDEMPOTENCY_DEFAULTS.leaseMs (30_000)
    */
   leaseMs?: number;
   /**
    * Renew the lease while the action runs (every `leaseMs / 3`, owner-checked), so a slow action is never run
    * twice. When a renewal is refused the action's `signal` aborts.
-   * @default true
+   * @default IDEMPOTENCY_DEFAULTS.renewLease (true)
    */
   renewLease?: boolean;
   /**
@@ -84,7 +84,7 @@ export interface CoordinatorOptions {
   waitTimeoutMs?: number;
   /**
    * What to do when the store is unavailable before the action.
-   * @default 'fail-closed'
+   * @default IDEMPOTENCY_DEFAULTS.onStoreUnavailable ('fail-closed')
    */
   onStoreUnavailable?: StoreUnavailablePolicy;
   /** Receives every outcome; must not throw (errors are swallowed). */
@@ -151,12 +151,3 @@ export interface CoordinatedResult<T> {
   /** The fencing token of the owner that produced the value (0 for unprotected runs). */
   readonly fencingToken: number;
 }
-
-/** Limits the coordinator enforces (shared with HTTP edges that validate keys before calling it). */
-export const IdempotencyLimits = {
-  maxKeyLength: 255,
-  maxOperationLength: 100,
-  minTtlMs: 1_000,
-  maxTtlMs: 30 * 24 * 60 * 60 * 1_000,
-  minLeaseMs: 10,
-} as const;

@@ -1,37 +1,39 @@
 import { InvalidIdempotencyKeyError, InvalidIdempotencyOptionsError } from './errors.js';
-import { IdempotencyLimits } from './options.js';
+import { IDEMPOTENCY_LIMITS } from './limits.js';
 
 // C0 controls, DEL and C1 controls: invisible in logs and unsafe in headers and Redis key names.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const CONTROL = /\p{Cc}/u;
 
-/**
- * Why `key` is not an acceptable idempotency key, or `undefined` if it is. Exported so HTTP edges can reject a bad
- * key with the same rules before calling anything.
- */
-export function idempotencyKeyProblem(key: unknown): string | undefined {
-  if (typeof key !== 'string' || key.length === 0) return 'key is empty';
-  if (key.trim().length === 0) return 'key is blank';
-  if (key.includes(':')) return "key contains ':'";
-  if (CONTROL.test(key)) return 'key contains control characters';
+type NameLimits = { readonly minLength: number; readonly maxLength: number };
+
+/** Why `value` cannot name a record (`what` is `key` or `operation`), or `undefined` if it can. */
+function nameProblem(what: string, value: unknown, limits: NameLimits): string | undefined {
+  if (typeof value !== 'string' || value.length === 0) return `${what} is empty`;
+  if (value.trim().length === 0) return `${what} is blank`;
+  if (value.includes(IDEMPOTENCY_LIMITS.separator))
+    return `${what} contains '${IDEMPOTENCY_LIMITS.separator}'`;
+  if (CONTROL.test(value)) return `${what} contains control characters`;
   // Counted in code points; the spread only runs when UTF-16 units could exceed the limit (the hot path skips it).
-  if (key.length > IdempotencyLimits.maxKeyLength && [...key].length > IdempotencyLimits.maxKeyLength) {
-    return `key is longer than ${IdempotencyLimits.maxKeyLength} characters`;
+  if (value.length > limits.maxLength && [...value].length > limits.maxLength) {
+    return `${what} is longer than ${limits.maxLength} characters`;
   }
   return undefined;
 }
 
+/**
+ * Why `key` is not an acceptable idempotency key, or `undefined` if it is. Exported so HTTP edges can reject a bad
+ * key with the same rules ({@link IDEMPOTENCY_LIMITS}) before calling anything.
+ */
+export function idempotencyKeyProblem(key: unknown): string | undefined {
+  return nameProblem('key', key, IDEMPOTENCY_LIMITS.key);
+}
+
 function operationProblem(operation: unknown): string | undefined {
-  if (typeof operation !== 'string' || operation.trim().length === 0) return 'operation is empty';
-  if (operation.includes(':')) return "operation contains ':'";
-  if (CONTROL.test(operation)) return 'operation contains control characters';
-  if (
-    operation.length > IdempotencyLimits.maxOperationLength &&
-    [...operation].length > IdempotencyLimits.maxOperationLength
-  ) {
-    return `operation is longer than ${IdempotencyLimits.maxOperationLength} characters`;
+  // A blank operation reads as empty: it names no scope at all.
+  if (typeof operation === 'string' && operation.length > 0 && operation.trim().length === 0) {
+    return 'operation is empty';
   }
-  return undefined;
+  return nameProblem('operation', operation, IDEMPOTENCY_LIMITS.operation);
 }
 
 /** Throws {@link InvalidIdempotencyKeyError} for a bad operation or key. */
@@ -50,6 +52,15 @@ export function assertIntegerIn(
   if (!Number.isInteger(value) || value < min || value > max) {
     throw new InvalidIdempotencyOptionsError(
       `${name} must be an integer between ${min} and ${max}, got ${value}`,
+    );
+  }
+}
+
+/** Throws {@link InvalidIdempotencyOptionsError} unless `value` is one of `allowed`. */
+export function assertOneOf(name: string, value: unknown, allowed: readonly unknown[]): void {
+  if (!allowed.includes(value)) {
+    throw new InvalidIdempotencyOptionsError(
+      `${name} must be one of ${allowed.join(', ')}, got ${String(value)}`,
     );
   }
 }

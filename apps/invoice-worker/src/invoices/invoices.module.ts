@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import { Module, type DynamicModule } from '@nestjs/common';
 import { BullModule, Processor } from '@nestjs/bullmq';
-import { RedisIdempotencyStore, type IdempotencyEvent } from '@retry-safe/idempotency';
+import { type IdempotencyEvent } from '@retry-safe/idempotency';
+import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
 import type { Redis } from 'ioredis';
 import type { AppConfig } from '../config/app-config.js';

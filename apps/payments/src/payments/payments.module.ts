@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { RedisIdempotencyStore } from '@retry-safe/idempotency';
+import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
 import type { Redis } from 'ioredis';
 import { REDIS_CLIENT } from '@retry-safe/service-kit';

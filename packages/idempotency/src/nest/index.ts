@@ -1,13 +1,15 @@
+export { IdempotencyModule } from './idempotency.module.js';
 export {
-  IdempotencyModule,
-  type IdempotencyModuleAsyncOptions,
-  type IdempotencyModuleOptions,
-} from './idempotency.module.js';
-export {
-  IDEMPOTENCY_COORDINATOR,
   IDEMPOTENCY_MODULE_OPTIONS,
-  IDEMPOTENCY_STORE,
-} from './idempotency.tokens.js';
+  type IdempotencyModuleAsyncOptions,
+  type IdempotencyModuleRegisterOptions,
+} from './idempotency.module-definition.js';
+export type {
+  IdempotencyModuleExtras,
+  IdempotencyModuleOptions,
+  IdempotencyOptionsFactory,
+} from './interfaces/idempotency-module-options.interface.js';
+export { IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE } from './idempotency.tokens.js';
 export {
   problemForIdempotencyError,
   type IdempotencyProblem,

@@ -11,6 +11,7 @@ import {
   type RenewRequest,
   type StoreIfAbsentRequest,
 } from '../store.js';
+import { REDIS_STORE_DEFAULTS, REDIS_STORE_LIMITS } from './defaults.js';
 import { claimResultOf, flagOf } from './replies.js';
 import { scripts, type LuaScript } from './scripts.js';
 
@@ -21,14 +22,14 @@ export const RECORD_FORMAT_VERSION = '1';
 export interface RedisIdempotencyStoreOptions {
   /**
    * Prepended to every record key (`<keyPrefix><operation>:<key>`), to share a Redis with other data.
-   * @default 'idem:'
+   * @default REDIS_STORE_DEFAULTS.keyPrefix ('idem:')
    */
   keyPrefix?: string;
   /**
    * Upper bound for every store call, whatever the ioredis client's own retry and offline-queue settings, so a
    * dead or paused Redis never hangs a request. A call that exceeds it fails with
    * `IDEMPOTENCY_STORE_UNAVAILABLE`.
-   * @default 1000
+   * @default REDIS_STORE_DEFAULTS.commandTimeoutMs (1000)
    */
   commandTimeoutMs?: number;
 }
@@ -55,11 +56,16 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     private readonly client: Redis | Cluster,
     options: RedisIdempotencyStoreOptions = {},
   ) {
-    this.keyPrefix = options.keyPrefix ?? 'idem:';
-    this.commandTimeoutMs = options.commandTimeoutMs ?? 1000;
-    if (!Number.isInteger(this.commandTimeoutMs) || this.commandTimeoutMs < 1) {
+    this.keyPrefix = options.keyPrefix ?? REDIS_STORE_DEFAULTS.keyPrefix;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? REDIS_STORE_DEFAULTS.commandTimeoutMs;
+    const { min, max } = REDIS_STORE_LIMITS.commandTimeoutMs;
+    if (
+      !Number.isInteger(this.commandTimeoutMs) ||
+      this.commandTimeoutMs < min ||
+      this.commandTimeoutMs > max
+    ) {
       throw new InvalidIdempotencyOptionsError(
-        `commandTimeoutMs must be a positive integer, got ${this.commandTimeoutMs}`,
+        `commandTimeoutMs must be an integer between ${min} and ${max}, got ${this.commandTimeoutMs}`,
       );
     }
   }
@@ -100,7 +106,13 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     const key = this.recordKey(request);
     return flagOf(
       await this.bounded(
-        this.eval(scripts.complete, key, [request.owner, request.payload, request.ttlMs, key]),
+        this.eval(scripts.complete, key, [
+          request.owner,
+          request.payload,
+          request.ttlMs,
+          key,
+          RECORD_FORMAT_VERSION,
+        ]),
         request,
       ),
     );
@@ -109,7 +121,11 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   async renew(request: RenewRequest): Promise<boolean> {
     return flagOf(
       await this.bounded(
-        this.eval(scripts.renew, this.recordKey(request), [request.owner, request.leaseMs]),
+        this.eval(scripts.renew, this.recordKey(request), [
+          request.owner,
+          request.leaseMs,
+          RECORD_FORMAT_VERSION,
+        ]),
         request,
       ),
     );
@@ -117,7 +133,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async release(request: ReleaseRequest): Promise<boolean> {
     const key = this.recordKey(request);
-    return flagOf(await this.bounded(this.eval(scripts.release, key, [request.owner, key]), request));
+    const args = [request.owner, key, RECORD_FORMAT_VERSION];
+    return flagOf(await this.bounded(this.eval(scripts.release, key, args), request));
   }
 
   async storeIfAbsent(request: StoreIfAbsentRequest): Promise<boolean> {

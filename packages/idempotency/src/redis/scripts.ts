@@ -5,14 +5,34 @@ import { readFileSync } from 'node:fs';
 export interface LuaScript {
   readonly name: string;
   readonly numberOfKeys: number;
+  /** The source as sent to Redis: every `--- @include` already inlined. */
   readonly source: string;
   readonly sha: string;
 }
 
+// As in BullMQ: a line `--- @include "includes/<name>"` is replaced by that file, once per script.
+const INCLUDE = /^--- @include "([\w/-]+)"[ \t]*$/gm;
+
+function read(path: string): string {
+  return readFileSync(new URL(`./scripts/${path}`, import.meta.url), 'utf8');
+}
+
+/** Inlines the includes of `source` (recursively; a file already inlined is skipped, so no cycle repeats). */
+export function inlineIncludes(source: string, readInclude: (path: string) => string = read): string {
+  const seen = new Set<string>();
+  const inline = (text: string): string =>
+    text.replace(INCLUDE, (_line, path: string) => {
+      if (seen.has(path)) return '';
+      seen.add(path);
+      return inline(readInclude(`${path}.lua`)).trimEnd();
+    });
+  return inline(source);
+}
+
 function load(file: string): LuaScript {
-  const source = readFileSync(new URL(`./scripts/${file}`, import.meta.url), 'utf8');
   const match = /^(.*)-(\d+)\.lua$/.exec(file);
   if (!match) throw new Error(`script file ${file} is not named <name>-<numberOfKeys>.lua`);
+  const source = inlineIncludes(read(file));
   return {
     name: match[1]!,
     numberOfKeys: Number(match[2]),

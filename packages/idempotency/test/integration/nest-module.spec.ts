@@ -1,11 +1,19 @@
 import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Redis } from 'ioredis';
 import { startRedis, type RedisHandle } from '@retry-safe/testing';
-import { IdempotencyCoordinator, RedisIdempotencyStore, jsonCodec } from '../../src/index.js';
-import { IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE, IdempotencyModule } from '../../src/nest/index.js';
+import { IdempotencyCoordinator, jsonCodec } from '../../src/index.js';
+import { RedisIdempotencyStore } from '../../src/redis/index.js';
+import {
+  IDEMPOTENCY_COORDINATOR,
+  IDEMPOTENCY_STORE,
+  IdempotencyModule,
+  type IdempotencyModuleOptions,
+  type IdempotencyOptionsFactory,
+} from '../../src/nest/index.js';
 
 let redis: RedisHandle;
 let client: Redis;
@@ -85,5 +93,55 @@ describe('IdempotencyModule', () => {
     expect(await moduleRef.get(ChargeService).charge('k')).toEqual({ n: 1 });
     await moduleRef.close();
     expect(closed).toBe(1);
+  });
+});
+
+describe('IdempotencyModule.registerAsync with a provider class', () => {
+  @Injectable()
+  class IdempotencyOptionsService implements IdempotencyOptionsFactory {
+    constructor(@Inject(REDIS) private readonly redisClient: Redis) {}
+    createIdempotencyOptions(): IdempotencyModuleOptions {
+      return { store: new RedisIdempotencyStore(this.redisClient, { keyPrefix: `nest3:${randomUUID()}:` }) };
+    }
+  }
+
+  @Module({
+    imports: [RedisModule],
+    providers: [IdempotencyOptionsService],
+    exports: [IdempotencyOptionsService],
+  })
+  class OptionsModule {}
+
+  it.each([
+    ['useClass', { imports: [RedisModule], useClass: IdempotencyOptionsService }],
+    ['useExisting', { imports: [OptionsModule], useExisting: IdempotencyOptionsService }],
+  ])('%s builds the options; the service runs its action once per key', async (_, async) => {
+    const moduleRef = await Test.createTestingModule({
+      imports: [IdempotencyModule.registerAsync(async)],
+      providers: [ChargeService],
+    }).compile();
+    await moduleRef.init();
+    const service = moduleRef.get(ChargeService);
+    expect([await service.charge('k'), await service.charge('k')]).toEqual([{ n: 1 }, { n: 1 }]);
+    expect(service.executions).toBe(1);
+    await moduleRef.close();
+  });
+
+  it('isGlobal: a module that does not import IdempotencyModule still injects the coordinator', async () => {
+    @Module({ providers: [ChargeService], exports: [ChargeService] })
+    class FeatureModule {}
+    const moduleRef = await Test.createTestingModule({
+      imports: [
+        IdempotencyModule.registerAsync({
+          imports: [RedisModule],
+          useClass: IdempotencyOptionsService,
+          isGlobal: true,
+        }),
+        FeatureModule,
+      ],
+    }).compile();
+    await moduleRef.init();
+    expect(await moduleRef.get(ChargeService).charge('k')).toEqual({ n: 1 });
+    await moduleRef.close();
   });
 });

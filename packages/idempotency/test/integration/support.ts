@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from '@jest/globals';
 import type { Cluster, Redis } from 'ioredis';
+import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { RedisIdempotencyStore } from '../../src/redis/index.js';
 import {
   IdempotencyCoordinator,
-  RedisIdempotencyStore,
   jsonCodec,
   type CoordinateRequest,
   type CoordinatorOptions,
@@ -109,3 +111,17 @@ export function world(client: Redis | Cluster) {
 }
 
 export type World = ReturnType<typeof world>;
+
+/** A Redis and one client for the whole suite: started in `beforeAll`, closed in `afterAll`. */
+export function suiteRedis(start: () => Promise<RedisHandle> = () => startRedis()) {
+  const suite = {} as { handle: RedisHandle; client: Redis };
+  beforeAll(async () => {
+    suite.handle = await start();
+    suite.client = suite.handle.client();
+  });
+  afterAll(async () => {
+    await suite.client.quit();
+    await suite.handle.close();
+  });
+  return suite;
+}

@@ -5,18 +5,21 @@
   KEYS[1]  record key
   ARGV[1]  owner token
   ARGV[2]  channel waiters listen on
+  ARGV[3]  record format version
 
   Returns 1 if released; 0 if the caller no longer owns the record (a newer owner's record is left untouched).
 ]]
+--- @include "includes/read-record"
+
 local key = KEYS[1]
 local raw = redis.pcall('GET', key)
-if type(raw) ~= 'string' then
+if not raw then
   return 0
 end
-local v, state, fence, owner = string.match(raw, '^(%d+)|(%a)|(%d+)|%d*|([^|]*)|')
-if state ~= 'p' or owner ~= ARGV[1] then
+local record = readRecord(raw, ARGV[3])
+if not record or record.state ~= 'p' or record.owner ~= ARGV[1] then
   return 0
 end
-redis.call('SET', key, v .. '|r|' .. fence .. '|||0|', 'KEEPTTL')
+redis.call('SET', key, ARGV[3] .. '|r|' .. string.format('%.0f', record.fence) .. '|||0|', 'KEEPTTL')
 redis.call('PUBLISH', ARGV[2], 'r')
 return 1

@@ -4,22 +4,26 @@
   KEYS[1]  record key
   ARGV[1]  owner token
   ARGV[2]  lease in ms, from now
+  ARGV[3]  record format version
 
   Returns 1 if renewed; 0 if the caller no longer owns the record (the action must stop: its lease is lost).
 ]]
+--- @include "includes/read-record"
+--- @include "includes/redis-clock"
+
 local key = KEYS[1]
 local raw = redis.pcall('GET', key)
-if type(raw) ~= 'string' then
+if not raw then
   return 0
 end
-local v, state, fence, owner, rest = string.match(raw, '^(%d+)|(%a)|(%d+)|%d*|([^|]*)|(.*)$')
-if state ~= 'p' or owner ~= ARGV[1] then
+local record = readRecord(raw, ARGV[3])
+if not record or record.state ~= 'p' or record.owner ~= ARGV[1] then
   return 0
 end
 local leaseMs = tonumber(ARGV[2])
-local time = redis.call('TIME')
-local now = tonumber(time[1]) * 1000 + math.floor(tonumber(time[2]) / 1000)
-redis.call('SET', key, v .. '|p|' .. fence .. '|' .. string.format('%.0f', now + leaseMs) .. '|' .. owner .. '|' .. rest, 'KEEPTTL')
+redis.call('SET', key,
+  ARGV[3] .. '|p|' .. string.format('%.0f', record.fence) .. '|' .. string.format('%.0f', nowMs() + leaseMs) .. '|' .. record.owner .. '|' .. #record.fingerprint .. '|' .. record.fingerprint .. record.payload,
+  'KEEPTTL')
 -- The record must outlive the lease it grants, or it could expire under a live owner and lose its fencing counter.
 if redis.call('PTTL', key) < leaseMs then
   redis.call('PEXPIRE', key, leaseMs)

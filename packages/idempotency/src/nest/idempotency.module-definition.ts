@@ -1,0 +1,24 @@
+import { ConfigurableModuleBuilder } from '@nestjs/common';
+import type {
+  IdempotencyModuleExtras,
+  IdempotencyModuleOptions,
+} from './interfaces/idempotency-module-options.interface.js';
+
+/** `register` / `registerAsync` (useFactory, useClass, useExisting) and `isGlobal`, as Nest builds them. */
+export const {
+  ConfigurableModuleClass: ConfigurableIdempotencyModule,
+  MODULE_OPTIONS_TOKEN: IDEMPOTENCY_MODULE_OPTIONS,
+  OPTIONS_TYPE: IDEMPOTENCY_OPTIONS_TYPE,
+  ASYNC_OPTIONS_TYPE: IDEMPOTENCY_ASYNC_OPTIONS_TYPE,
+} = new ConfigurableModuleBuilder<IdempotencyModuleOptions>({ moduleName: 'Idempotency' })
+  .setFactoryMethodName('createIdempotencyOptions')
+  .setExtras<IdempotencyModuleExtras>({ isGlobal: false }, (definition, extras) => ({
+    ...definition,
+    global: extras.isGlobal ?? false,
+  }))
+  .build();
+
+/** Options of `IdempotencyModule.register`. */
+export type IdempotencyModuleRegisterOptions = typeof IDEMPOTENCY_OPTIONS_TYPE;
+/** Options of `IdempotencyModule.registerAsync`. */
+export type IdempotencyModuleAsyncOptions = typeof IDEMPOTENCY_ASYNC_OPTIONS_TYPE;
