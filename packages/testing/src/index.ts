@@ -8,3 +8,4 @@ export {
 } from './redis-server.js';
 export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process.js';
+export { startTcpProxy, type ProxyConnection, type TcpProxy, type TcpProxyTarget } from './tcp-proxy.js';
