@@ -33,12 +33,13 @@ const STORE_UNAVAILABLE_POLICIES: readonly string[] = Object.values(StoreUnavail
 
 /** Throws `IDEMPOTENCY_INVALID_OPTIONS` unless every setting is in range (constructor and per-call alike). */
 export function assertValidSettings(settings: Partial<Settings>): void {
-  const { leaseMs, waitTimeoutMs, inFlight, onStoreUnavailable } = settings;
+  const { leaseMs, waitTimeoutMs, inFlight, onStoreUnavailable, renewLease } = settings;
   const limits = IDEMPOTENCY_LIMITS;
   if (leaseMs !== undefined) assertIntegerIn('leaseMs', leaseMs, limits.leaseMs.min, limits.leaseMs.max);
   if (waitTimeoutMs !== undefined)
     assertIntegerIn('waitTimeoutMs', waitTimeoutMs, limits.waitTimeoutMs.min, limits.waitTimeoutMs.max);
   if (inFlight !== undefined) assertOneOf('inFlight', inFlight, IN_FLIGHT_MODES);
+  if (renewLease !== undefined) assertOneOf('renewLease', renewLease, [true, false]);
   if (onStoreUnavailable !== undefined) {
     assertOneOf('onStoreUnavailable', onStoreUnavailable, STORE_UNAVAILABLE_POLICIES);
   }
@@ -49,8 +50,8 @@ export function prepareCall<T>(request: CoordinateRequest<T>, defaults: Settings
   assertValidKey(request.operation, request.key);
   const limits = IDEMPOTENCY_LIMITS;
   assertIntegerIn('ttlMs', request.ttlMs, limits.ttlMs.min, limits.ttlMs.max);
-  if (request.leaseMs !== undefined) assertValidSettings({ leaseMs: request.leaseMs });
-  if (request.inFlight !== undefined) assertValidSettings({ inFlight: request.inFlight });
+  // Per-call overrides get the constructor's checks: a NaN wait timeout would otherwise claim in a busy loop.
+  assertValidSettings(request);
   if (request.fingerprint !== undefined && typeof request.fingerprint !== 'string') {
     throw new InvalidIdempotencyOptionsError('fingerprint must be a string', request);
   }

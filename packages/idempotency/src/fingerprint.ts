@@ -14,8 +14,10 @@ export type FingerprintValue =
 
 /**
  * SHA-256 (hex) over the canonical JSON of `fields`: object keys sorted at every depth, no whitespace, `undefined`
- * properties dropped, `bigint` as `{"$bigint":"<decimal>"}`, `Date` as `{"$date":"<ISO 8601>"}`. The same value
- * gives the same fingerprint whatever the key order; different values give different fingerprints.
+ * properties dropped, `bigint` as `{"$bigint":"<decimal>"}`, `Date` as `{"$date":"<ISO 8601>"}`. A plain object
+ * that looks like one of these tags (its only key is `$bigint` or `$date`, after any number of `$`) gets one more
+ * `$` on that key, so `{a: 1n}` and `{a: {$bigint: '1'}}` never share a fingerprint. The same value gives the same
+ * fingerprint whatever the key order; different values give different fingerprints.
  *
  * @throws TypeError for values with no deterministic encoding (NaN, Infinity, functions, symbols, Maps, Sets,
  * cycles), so a request can never be fingerprinted ambiguously.
@@ -28,6 +30,9 @@ export function fingerprintOf(fields: FingerprintValue): string {
 export function canonicalJson(value: FingerprintValue): string {
   return encode(value, new Set());
 }
+
+// The keys of the tags that encode bigint and Date, with any number of extra `$` (escaped by one more).
+const TAG_LIKE = /^\$+(bigint|date)$/;
 
 function encode(value: unknown, seen: Set<object>): string {
   switch (typeof value) {
@@ -66,12 +71,11 @@ function encode(value: unknown, seen: Set<object>): string {
     out = `[${value.map((item) => encode(item, seen)).join(',')}]`;
   } else {
     const record = value as Record<string, unknown>;
-    const parts: string[] = [];
-    for (const key of Object.keys(record).sort()) {
-      const item = record[key];
-      if (item === undefined) continue;
-      parts.push(`${JSON.stringify(key)}:${encode(item, seen)}`);
-    }
+    const keys = Object.keys(record).filter((key) => record[key] !== undefined);
+    const escape = keys.length === 1 && TAG_LIKE.test(keys[0]!);
+    const parts = keys
+      .sort()
+      .map((key) => `${JSON.stringify(escape ? `$${key}` : key)}:${encode(record[key], seen)}`);
     out = `{${parts.join(',')}}`;
   }
   seen.delete(value);

@@ -15,8 +15,11 @@ export const IDEMPOTENCY_LIMITS = {
   operation: { minLength: 1, maxLength: 100 },
   /** Joins operation and key in the record's name, so neither may contain it. */
   separator: ':',
-  /** Characters neither a key nor an operation may contain: the separator and C0/C1 controls (incl. DEL). */
-  forbiddenCharacters: /[:\p{Cc}]/u,
+  /**
+   * What neither a key nor an operation may contain: the separator, C0/C1 controls (incl. DEL) and lone
+   * surrogates (in `u` mode a well-formed surrogate pair is one code point and does not match).
+   */
+  forbiddenCharacters: /[:\p{Cc}\p{Cs}]/u,
   /** Lifetime of a stored result. */
   ttlMs: { min: 1_000, max: 30 * DAY_MS },
   /** A reservation's lease (how long a crashed owner blocks its key). */

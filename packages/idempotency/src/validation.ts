@@ -3,6 +3,9 @@ import { IDEMPOTENCY_LIMITS } from './limits.js';
 
 // C0 controls, DEL and C1 controls: invisible in logs and unsafe in headers and Redis key names.
 const CONTROL = /\p{Cc}/u;
+// A lone surrogate (in `u` mode a paired one is one code point, not a match): not well-formed UTF-16. Redis would
+// store it as U+FFFD, so `k\uD800`, `k\uDBFF` and `k\uFFFD` would share one record.
+const LONE_SURROGATE = /\p{Cs}/u;
 
 type NameLimits = { readonly minLength: number; readonly maxLength: number };
 
@@ -13,6 +16,7 @@ function nameProblem(what: string, value: unknown, limits: NameLimits): string |
   if (value.includes(IDEMPOTENCY_LIMITS.separator))
     return `${what} contains '${IDEMPOTENCY_LIMITS.separator}'`;
   if (CONTROL.test(value)) return `${what} contains control characters`;
+  if (LONE_SURROGATE.test(value)) return `${what} is not well-formed Unicode (a lone surrogate)`;
   // Counted in code points; the spread only runs when UTF-16 units could exceed the limit (the hot path skips it).
   if (value.length > limits.maxLength && [...value].length > limits.maxLength) {
     return `${what} is longer than ${limits.maxLength} characters`;

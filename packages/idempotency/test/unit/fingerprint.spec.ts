@@ -76,3 +76,18 @@ describe('fingerprintOf', () => {
     expect(() => fingerprintOf(cyclic as never)).toThrow('cyclic');
   });
 });
+
+describe('fingerprintOf keeps tagged values apart from plain objects that look like tags', () => {
+  it.each([
+    [{ a: 1n }, { a: { $bigint: '1' } }],
+    [{ a: new Date('2026-01-02T03:04:05.678Z') }, { a: { $date: '2026-01-02T03:04:05.678Z' } }],
+    [{ a: { $bigint: '1' } }, { a: { $$bigint: '1' } }],
+    [[10n], [{ $bigint: '10' }]],
+  ])('%j and %j differ', (a, b) => {
+    expect(fingerprintOf(a as FingerprintValue)).not.toBe(fingerprintOf(b as FingerprintValue));
+  });
+
+  it('leaves other $-keys as they are', () => {
+    expect(canonicalJson({ $ref: 'x', $bigint: '1' })).toBe('{"$bigint":"1","$ref":"x"}');
+  });
+});

@@ -51,6 +51,14 @@ describe('coordinator validation', () => {
     [{ ttlMs: 30 * 86_400_000 + 1 }, IdempotencyErrorCode.InvalidOptions],
     [{ leaseMs: 5 }, IdempotencyErrorCode.InvalidOptions],
     [{ inFlight: 'sometimes' as never }, IdempotencyErrorCode.InvalidOptions],
+    // Per-call options: a NaN wait timeout used to make the wait loop claim about once a millisecond forever.
+    [{ waitTimeoutMs: NaN }, IdempotencyErrorCode.InvalidOptions],
+    [{ waitTimeoutMs: '100' as never }, IdempotencyErrorCode.InvalidOptions],
+    [{ waitTimeoutMs: -1 }, IdempotencyErrorCode.InvalidOptions],
+    [{ waitTimeoutMs: 1.5 }, IdempotencyErrorCode.InvalidOptions],
+    [{ renewLease: 'yes' as never }, IdempotencyErrorCode.InvalidOptions],
+    [{ onStoreUnavailable: 'maybe' as never }, IdempotencyErrorCode.InvalidOptions],
+    [{ leaseMs: NaN }, IdempotencyErrorCode.InvalidOptions],
   ])('%j is refused with %s before the store is touched', async (override, code) => {
     await expect(coordinator.coordinate({ ...base, ...override }, action)).rejects.toMatchObject({ code });
     expect(runs).toBe(0);
@@ -60,6 +68,37 @@ describe('coordinator validation', () => {
     expect(() => new IdempotencyCoordinator(untouchable, { leaseMs: 0 })).toThrow(/leaseMs/);
     expect(() => new IdempotencyCoordinator(untouchable, { onStoreUnavailable: 'maybe' as never })).toThrow(
       /onStoreUnavailable/,
+    );
+  });
+});
+
+describe('lone surrogates', () => {
+  it.each(['k\uD800', 'k\uDBFF', '\uDC00k', 'a\uDE00\uD83Db'])(
+    '%j is refused: it is not well-formed UTF-16',
+    (key) => {
+      expect(idempotencyKeyProblem(key)).toBe('key is not well-formed Unicode (a lone surrogate)');
+    },
+  );
+
+  it.each(['k\uFFFD', 'k\uD83D\uDE00'])('%j (well-formed) is accepted', (key) => {
+    expect(idempotencyKeyProblem(key)).toBeUndefined();
+  });
+
+  it('applies to the operation too', async () => {
+    const coordinator = new IdempotencyCoordinator(untouchable);
+    await expect(
+      coordinator.coordinate(
+        { operation: 'op\uD800', key: 'k', ttlMs: 60_000, codec: jsonCodec() },
+        async () => 1,
+      ),
+    ).rejects.toMatchObject({ code: IdempotencyErrorCode.InvalidKey });
+  });
+});
+
+describe('per-call options get the constructor checks, before the store is touched', () => {
+  it('refuses a non-boolean renewLease at construction too', () => {
+    expect(() => new IdempotencyCoordinator(untouchable, { renewLease: 'no' as never })).toThrow(
+      /renewLease/,
     );
   });
 });
