@@ -6,6 +6,7 @@ import {
   IdempotencyKeyReuseError,
   IdempotencyLeaseLostError,
   IdempotencyStoreUnavailableError,
+  IdempotencyUnencodableResultError,
   isIdempotencyError,
 } from './errors.js';
 import { LazyAbortController, LeaseRenewal } from './lease-renewal.js';
@@ -67,8 +68,11 @@ export class IdempotencyCoordinator {
    * @throws IdempotencyKeyReuseError when the key was used with another fingerprint.
    * @throws IdempotencyInProgressError in raise mode, or when waiting timed out.
    * @throws IdempotencyStoreUnavailableError when fail-closed and the store failed before the action.
-   * @throws IdempotencyLeaseLostError when another owner took over while the action ran.
+   * @throws IdempotencyLeaseLostError when the lease was lost while the action ran (refused, or not renewed by
+   * the owner's local lease deadline).
    * @throws IdempotencyCorruptRecordError when the stored record cannot be decoded.
+   * @throws IdempotencyUnencodableResultError when the action succeeded but its value cannot be encoded (and to
+   * every repeat within the TTL: the action does not run again).
    * Errors thrown by the action are rethrown unchanged, after the reservation was released.
    */
   async coordinate<T>(request: CoordinateRequest<T>, action: IdempotentAction<T>): Promise<T> {
@@ -105,7 +109,7 @@ export class IdempotencyCoordinator {
         await wait.next(claim.retryAfterMs);
       }
     } finally {
-      await wait.stop();
+      wait.stop();
     }
   }
 
@@ -121,6 +125,10 @@ export class IdempotencyCoordinator {
       case ClaimStatus.Acquired:
         return this.runAsOwner(call, action, claim.fencingToken, claimSentAt);
       case ClaimStatus.Completed: {
+        if (claim.payload === null) {
+          this.emit(waited ? IdempotencyEventType.Waited : IdempotencyEventType.Hit, call);
+          throw this.unencodable(call);
+        }
         // Decoded before the event: an unreadable result is a corrupt_record, not a hit.
         const value = this.decode(call, claim.payload);
         this.emit(waited ? IdempotencyEventType.Waited : IdempotencyEventType.Hit, call);
@@ -142,13 +150,15 @@ export class IdempotencyCoordinator {
     claimSentAt: number,
   ): Promise<CoordinatedResult<T>> {
     const controller = new LazyAbortController();
-    const renewal = call.settings.renewLease
-      ? new LeaseRenewal(this.store, call.claim, claimSentAt, controller, (type, durationMs) =>
-          this.emit(type, call, durationMs),
-        )
-      : undefined;
+    const lease = new LeaseRenewal(
+      this.store,
+      call.claim,
+      claimSentAt,
+      controller,
+      (type, durationMs) => this.emit(type, call, durationMs),
+      call.settings.renewLease,
+    );
     let value: T;
-    let payload: string;
     try {
       value = await action({
         get signal() {
@@ -157,38 +167,44 @@ export class IdempotencyCoordinator {
         fencingToken,
         protected: true,
       });
-      await renewal?.stop();
-      payload = call.request.codec.encode(value);
     } catch (error) {
-      await renewal?.stop();
+      await lease.stop();
       // Failures are not stored: the error may be transient, and a stored failure would replay it forever.
       // Owner-checked, so a stale owner never frees a newer owner's reservation.
       await this.store.release(call.claim).catch(() => this.emit(IdempotencyEventType.StoreError, call));
       throw error;
     }
-    return this.completeAsOwner(call, controller, value, payload, fencingToken);
+    await lease.stop();
+    return this.completeAsOwner(call, controller, { value, fencingToken, leaseLost: lease.lost });
   }
 
-  /** Stores the owner's result (owner-checked); a refusal means another owner took the key over. */
+  /**
+   * Stores the owner's result (owner-checked). The action's effect has happened, so from here on nothing lets
+   * it run again within the TTL: a value the codec cannot encode is recorded as such, and a lease lost locally
+   * still stores the result if the record is still ours (the caller hears `IDEMPOTENCY_LEASE_LOST` either way).
+   */
   private async completeAsOwner<T>(
     call: Call<T>,
     controller: LazyAbortController,
-    value: T,
-    payload: string,
-    fencingToken: number,
+    { value, fencingToken, leaseLost }: { value: T; fencingToken: number; leaseLost: boolean },
   ): Promise<CoordinatedResult<T>> {
-    let stored: boolean;
+    let payload: string | null = null;
+    let encodeError: unknown;
+    try {
+      payload = call.request.codec.encode(value);
+    } catch (error) {
+      encodeError = error;
+    }
+    let stored = true;
     try {
       stored = await this.store.complete({ ...call.claim, payload, ttlMs: call.request.ttlMs });
     } catch {
       // The effect happened; failing the call now would make the client retry it. The reservation stays until
       // its lease ends, which is when a repeat could run again: downstream dedup by a stable key covers that.
       this.emit(IdempotencyEventType.StoreError, call);
-      this.emit(IdempotencyEventType.Miss, call);
-      return { value, outcome: CoordinateOutcome.Executed, fencingToken };
     }
-    if (!stored) {
-      // Another owner took the key after our lease ran out; its record wins and ours is never written over it.
+    if (!stored || leaseLost) {
+      // Another owner may hold the key; its record wins and ours is never written over it.
       if (!controller.aborted) {
         this.emit(IdempotencyEventType.LeaseLost, call);
         controller.abort(new IdempotencyLeaseLostError(value, call));
@@ -196,7 +212,15 @@ export class IdempotencyCoordinator {
       throw new IdempotencyLeaseLostError(value, call);
     }
     this.emit(IdempotencyEventType.Miss, call);
+    if (payload === null) throw this.unencodable(call, encodeError);
     return { value, outcome: CoordinateOutcome.Executed, fencingToken };
+  }
+
+  private unencodable(call: Call<unknown>, cause?: unknown): IdempotencyUnencodableResultError {
+    return new IdempotencyUnencodableResultError(
+      'The action succeeded but its result cannot be encoded; it will not run again for this key',
+      { operation: call.operation, key: call.key, cause },
+    );
   }
 
   private async runUnprotected<T>(call: Call<T>, action: IdempotentAction<T>): Promise<CoordinatedResult<T>> {
@@ -216,6 +240,7 @@ export class IdempotencyCoordinator {
         ttlMs: call.request.ttlMs,
       });
     } catch {
+      // Unencodable or not stored: the unprotected value is returned all the same (it is not the record's).
       this.emit(IdempotencyEventType.StoreError, call);
     }
     return { value, outcome: CoordinateOutcome.Unprotected, fencingToken: 0 };

@@ -7,6 +7,7 @@ export const IdempotencyErrorCode = {
   LeaseLost: 'IDEMPOTENCY_LEASE_LOST',
   CorruptRecord: 'IDEMPOTENCY_CORRUPT_RECORD',
   InvalidOptions: 'IDEMPOTENCY_INVALID_OPTIONS',
+  UnencodableResult: 'IDEMPOTENCY_UNENCODABLE_RESULT',
 } as const;
 
 /** One of {@link IdempotencyErrorCode}'s values. */
@@ -81,8 +82,9 @@ export class IdempotencyStoreUnavailableError extends IdempotencyError {
 }
 
 /**
- * The owner lost its reservation while the action ran (lease expired and another owner took over, or renewal was
- * refused). The action's signal was aborted and its result was not written over the newer owner's record.
+ * The owner lost its reservation while the action ran: a renewal was refused, or no renewal succeeded before the
+ * owner's local lease deadline (another owner may have taken over). The action's signal was aborted. Its result
+ * was never written over a newer owner's record; it was stored only if the record was still this owner's.
  */
 export class IdempotencyLeaseLostError extends IdempotencyError {
   readonly code = IdempotencyErrorCode.LeaseLost;
@@ -91,13 +93,24 @@ export class IdempotencyLeaseLostError extends IdempotencyError {
     readonly result: unknown,
     context: IdempotencyErrorContext,
   ) {
-    super('The idempotency lease was lost while the action ran; its result was not stored', context);
+    super('The idempotency lease was lost while the action ran', context);
   }
 }
 
 /** A stored record cannot be decoded. Never treated as a miss: the action does not run again. */
 export class IdempotencyCorruptRecordError extends IdempotencyError {
   readonly code = IdempotencyErrorCode.CorruptRecord;
+  constructor(message: string, context: IdempotencyErrorContext) {
+    super(message, context);
+  }
+}
+
+/**
+ * The action succeeded but the codec could not encode its value. The effect happened, so the record says so: the
+ * action never runs again for this key within its TTL, and every repeat gets this error too.
+ */
+export class IdempotencyUnencodableResultError extends IdempotencyError {
+  readonly code = IdempotencyErrorCode.UnencodableResult;
   constructor(message: string, context: IdempotencyErrorContext) {
     super(message, context);
   }

@@ -19,6 +19,7 @@ export {
   IdempotencyKeyReuseError,
   IdempotencyLeaseLostError,
   IdempotencyStoreUnavailableError,
+  IdempotencyUnencodableResultError,
   InvalidIdempotencyKeyError,
   InvalidIdempotencyOptionsError,
   isIdempotencyError,

@@ -27,12 +27,19 @@ export class LazyAbortController {
   }
 }
 
-/** Renews the owner's lease every `leaseMs / 3` until stopped; aborts the action when the lease is lost. */
+/**
+ * Watches the owner's lease while its action runs: renews it every `leaseMs / 3` (when `renew`), and aborts the
+ * action at the owner's local lease deadline when no renewal succeeded by then, or at once when one is refused.
+ * The deadline is local and conservative: it runs from before the claim (or renewal) was sent, so it ends no later
+ * than the lease Redis granted, and the signal aborts before another owner can take over, even when the store
+ * stays silent.
+ */
 export class LeaseRenewal {
   private timer: NodeJS.Timeout | undefined;
+  private deadline: NodeJS.Timeout | undefined;
   private inFlight: Promise<void> = Promise.resolve();
   private stopped = false;
-  private leaseEndsAt: number;
+  private leaseEndsAt = 0;
 
   constructor(
     private readonly store: IdempotencyStore,
@@ -40,21 +47,35 @@ export class LeaseRenewal {
     grantedAt: number,
     private readonly controller: LazyAbortController,
     private readonly emit: LeaseEventSink,
+    private readonly renewing: boolean,
   ) {
     // From the grant, not from the call's start: a waiter may have waited long before it took the key over.
-    this.leaseEndsAt = grantedAt + request.leaseMs;
+    this.extendTo(grantedAt + request.leaseMs);
     this.schedule();
+  }
+
+  /** True once the lease counts as lost (refused, or its local deadline passed without a renewal). */
+  get lost(): boolean {
+    return this.controller.aborted || Date.now() >= this.leaseEndsAt;
   }
 
   /** Stops renewing and waits for a renewal under way, so that complete/release always come after it. */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.deadline);
     await this.inFlight;
   }
 
+  private extendTo(leaseEndsAt: number): void {
+    this.leaseEndsAt = leaseEndsAt;
+    clearTimeout(this.deadline);
+    this.deadline = setTimeout(() => this.lose(), Math.max(0, leaseEndsAt - Date.now()));
+    this.deadline.unref();
+  }
+
   private schedule(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.renewing) return;
     this.timer = setTimeout(
       () => {
         this.inFlight = this.renew();
@@ -70,24 +91,23 @@ export class LeaseRenewal {
       const renewed = await this.store.renew(this.request);
       if (this.stopped) return;
       if (!renewed) {
-        this.lost();
+        this.lose();
         return;
       }
-      this.leaseEndsAt = started + this.request.leaseMs;
+      this.extendTo(started + this.request.leaseMs);
       this.emit(IdempotencyEventType.LeaseRenewed, Date.now() - started);
     } catch {
+      // The deadline timer decides: once our lease has run out we cannot tell whether another owner took over.
       this.emit(IdempotencyEventType.StoreError, Date.now() - started);
-      // We cannot tell whether another owner took over once our lease has run out: assume the worst.
-      if (!this.stopped && Date.now() >= this.leaseEndsAt) {
-        this.lost();
-        return;
-      }
     }
     this.schedule();
   }
 
-  private lost(): void {
+  private lose(): void {
+    if (this.stopped || this.controller.aborted) return;
     this.stopped = true;
+    clearTimeout(this.timer);
+    clearTimeout(this.deadline);
     this.emit(IdempotencyEventType.LeaseLost);
     this.controller.abort(new IdempotencyLeaseLostError(undefined, this.request));
   }

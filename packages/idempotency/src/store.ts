@@ -43,7 +43,12 @@ export interface ClaimRequest extends RecordId {
 /** Result of {@link IdempotencyStore.claim}. */
 export type ClaimResult =
   | { readonly status: typeof ClaimStatus.Acquired; readonly fencingToken: number }
-  | { readonly status: typeof ClaimStatus.Completed; readonly payload: string; readonly fencingToken: number }
+  | {
+      readonly status: typeof ClaimStatus.Completed;
+      /** The stored result; `null` when the action succeeded but its value could not be encoded. */
+      readonly payload: string | null;
+      readonly fencingToken: number;
+    }
   | { readonly status: typeof ClaimStatus.InProgress; readonly retryAfterMs: number }
   | {
       readonly status: typeof ClaimStatus.Mismatch;
@@ -55,7 +60,11 @@ export type ClaimResult =
 /** Arguments of {@link IdempotencyStore.complete}. */
 export interface CompleteRequest extends RecordId {
   readonly owner: string;
-  readonly payload: string;
+  /**
+   * The encoded result; `null` records that the action succeeded but its value has no encoding, so a repeat
+   * neither runs it again nor replays a value (it gets `IDEMPOTENCY_UNENCODABLE_RESULT`).
+   */
+  readonly payload: string | null;
   /** Exact lifetime of the stored result, from now. */
   readonly ttlMs: number;
 }
@@ -83,9 +92,16 @@ export interface StoreIfAbsentRequest extends RecordId {
  * claim is owner-checked, so a stale owner can never overwrite or delete another owner's record.
  */
 export interface IdempotencyStore {
-  /** Reserves the key for `owner`, or reports what is there (result, live lease, other fingerprint). */
+  /**
+   * Reserves the key for `owner`, or reports what is there (result, live lease, other fingerprint). A claim of an
+   * owner that already holds the record answers "acquired" with the same fencing token.
+   */
   claim(request: ClaimRequest): Promise<ClaimResult>;
-  /** Turns the owner's reservation into the result with the exact TTL. False if the caller no longer owns it. */
+  /**
+   * Turns the owner's reservation into the result with the exact TTL. False if the caller no longer owns it.
+   * Every method is idempotent for its owner: run twice (a client that resends after a reconnect), it answers the
+   * same, e.g. a complete of a record this owner already completed answers true.
+   */
   complete(request: CompleteRequest): Promise<boolean>;
   /** Extends the owner's lease. False if the caller no longer owns it. */
   renew(request: RenewRequest): Promise<boolean>;

@@ -77,8 +77,8 @@ export class InFlightWait {
     await waiter.sleep(Math.min(retryAfterMs + 1, remainingMs, MAX_WAIT_POLL_MS));
   }
 
-  /** Ends the subscription, if any. */
-  async stop(): Promise<void> {
-    if (this.stopWatching) await this.stopWatching();
+  /** Ends the subscription, if any, without waiting for it: the caller has its answer already. */
+  stop(): void {
+    this.stopWatching?.().catch(() => undefined);
   }
 }

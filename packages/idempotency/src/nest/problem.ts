@@ -46,6 +46,11 @@ const defaults: Record<Code, { status: number; code: string; title: string }> = 
     title: 'Stored result unreadable',
   },
   [IdempotencyErrorCode.InvalidOptions]: { status: 500, code: 'internal_error', title: 'Internal error' },
+  [IdempotencyErrorCode.UnencodableResult]: {
+    status: 500,
+    code: 'idempotency_result_unencodable',
+    title: 'Result cannot be stored',
+  },
 };
 
 const details: Record<Code, string> = {
@@ -61,6 +66,8 @@ const details: Record<Code, string> = {
   [IdempotencyErrorCode.CorruptRecord]:
     'The stored result for this Idempotency-Key cannot be read; nothing was done',
   [IdempotencyErrorCode.InvalidOptions]: 'The server is misconfigured',
+  [IdempotencyErrorCode.UnencodableResult]:
+    'The request was carried out but its result cannot be stored or replayed; it will not be carried out again',
 };
 
 /**

@@ -14,6 +14,7 @@ import {
 import { REDIS_STORE_DEFAULTS, REDIS_STORE_LIMITS } from './defaults.js';
 import { claimResultOf, flagOf } from './replies.js';
 import { scripts, type LuaScript } from './scripts.js';
+import { RecordSubscriptions } from './subscriptions.js';
 
 /** Version of the record layout written by this code; a record with another version is reported corrupt. */
 export const RECORD_FORMAT_VERSION = '1';
@@ -49,13 +50,15 @@ class CommandTimeoutError extends Error {
 export class RedisIdempotencyStore implements IdempotencyStore {
   readonly keyPrefix: string;
   readonly commandTimeoutMs: number;
-  private subscriber: Redis | Cluster | undefined;
-  private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly subscriptions: RecordSubscriptions;
+  /** Record key -> owner of a claim that timed out, until its reservation is known to be given back. */
+  private readonly abandoned = new Map<string, { owner: string; until: number }>();
 
   constructor(
     private readonly client: Redis | Cluster,
     options: RedisIdempotencyStoreOptions = {},
   ) {
+    this.subscriptions = new RecordSubscriptions(client);
     this.keyPrefix = options.keyPrefix ?? REDIS_STORE_DEFAULTS.keyPrefix;
     this.commandTimeoutMs = options.commandTimeoutMs ?? REDIS_STORE_DEFAULTS.commandTimeoutMs;
     const { min, max } = REDIS_STORE_LIMITS.commandTimeoutMs;
@@ -76,30 +79,62 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
-    const reply = this.eval(scripts.claim, this.recordKey(request), [
+    const key = this.recordKey(request);
+    const abandoned = this.abandonedOwner(key);
+    const reply = this.eval(scripts.claim, key, [
       request.owner,
       request.fingerprint,
       request.leaseMs,
       request.retainMs,
       RECORD_FORMAT_VERSION,
+      abandoned ?? '',
     ]);
     try {
-      return claimResultOf(await this.bounded(reply, request));
+      const result = claimResultOf(await this.bounded(reply, request));
+      // The record has moved past the abandoned reservation (this claim took it over, or found another state).
+      if (abandoned !== undefined) this.forgetAbandoned(key, abandoned);
+      return result;
     } catch (error) {
       if (error instanceof IdempotencyStoreUnavailableError && error.cause instanceof CommandTimeoutError) {
-        // The claim may still run later (ioredis queues commands while reconnecting). Should it grant us the key,
-        // give it back at once: the caller has already been told the store is unavailable and will never complete
-        // it, and the key must not stay blocked for a whole lease. Commands on one connection run in order, so
-        // this release runs after that claim.
-        reply
-          .then((late) => {
-            if (claimResultOf(late).status === ClaimStatus.Acquired) return this.release(request);
-            return false;
-          })
-          .catch(() => undefined);
+        this.giveBack(key, request, reply);
       }
       throw error;
     }
+  }
+
+  /**
+   * The caller of a timed-out claim was told the store is unavailable and will never complete it, yet Redis may
+   * have run it (or will: ioredis resends unanswered commands after a reconnect). Its reservation must not block
+   * the key for a whole lease: an owner-checked release is sent after it (commands on one connection run in
+   * order), and until that is done, this store's next claim of the key takes that reservation over at once.
+   */
+  private giveBack(key: string, request: ClaimRequest, reply: Promise<unknown>): void {
+    const now = Date.now();
+    for (const [k, entry] of this.abandoned) if (entry.until <= now) this.abandoned.delete(k);
+    this.abandoned.set(key, { owner: request.owner, until: now + request.leaseMs });
+    const release = (): Promise<void> =>
+      this.release(request).then(
+        () => this.forgetAbandoned(key, request.owner),
+        () => undefined,
+      );
+    reply
+      .then((late) =>
+        claimResultOf(late).status === ClaimStatus.Acquired
+          ? release()
+          : this.forgetAbandoned(key, request.owner),
+      )
+      .catch(release)
+      .catch(() => undefined);
+  }
+
+  private abandonedOwner(key: string): string | undefined {
+    if (this.abandoned.size === 0) return undefined;
+    const entry = this.abandoned.get(key);
+    return entry && entry.until > Date.now() ? entry.owner : undefined;
+  }
+
+  private forgetAbandoned(key: string, owner: string): void {
+    if (this.abandoned.get(key)?.owner === owner) this.abandoned.delete(key);
   }
 
   async complete(request: CompleteRequest): Promise<boolean> {
@@ -108,10 +143,11 @@ export class RedisIdempotencyStore implements IdempotencyStore {
       await this.bounded(
         this.eval(scripts.complete, key, [
           request.owner,
-          request.payload,
+          request.payload ?? '',
           request.ttlMs,
           key,
           RECORD_FORMAT_VERSION,
+          request.payload === null ? 'e' : 'c',
         ]),
         request,
       ),
@@ -144,62 +180,24 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   /**
-   * Pub/sub on a channel named like the record key: complete and release publish to it. Plain (not sharded)
-   * pub/sub, so on a Cluster a subscriber on any node hears it.
+   * Sharded pub/sub (`SSUBSCRIBE`) on a channel named like the record key: complete and release `SPUBLISH` to it,
+   * so on a Cluster the notification stays within the key's slot. Resolves once the subscription is active; the
+   * function it returns ends the watch at once (the unsubscribe is not waited for).
    */
   async watch(id: RecordId, listener: () => void): Promise<() => Promise<void>> {
-    const channel = this.recordKey(id);
-    const subscriber = this.subscriberConnection();
-    let set = this.listeners.get(channel);
-    if (!set) {
-      set = new Set();
-      this.listeners.set(channel, set);
+    const { active, remove } = this.subscriptions.add(this.recordKey(id), listener);
+    try {
+      await this.bounded(active, id);
+    } catch (error) {
+      remove();
+      throw error;
     }
-    set.add(listener);
-    if (set.size === 1) {
-      try {
-        await this.bounded(subscriber.subscribe(channel), id);
-      } catch (error) {
-        this.forget(channel, listener);
-        throw error;
-      }
-    }
-    return async () => {
-      if (this.forget(channel, listener)) {
-        await this.bounded(subscriber.unsubscribe(channel), id).catch(() => undefined);
-      }
-    };
+    return async () => remove();
   }
 
   /** Closes the subscriber connection opened for {@link watch}. The client passed in stays open. */
   async close(): Promise<void> {
-    const subscriber = this.subscriber;
-    this.subscriber = undefined;
-    this.listeners.clear();
-    if (subscriber) subscriber.disconnect();
-  }
-
-  /** Removes a listener; true when it was the channel's last one. */
-  private forget(channel: string, listener: () => void): boolean {
-    const set = this.listeners.get(channel);
-    if (!set) return false;
-    set.delete(listener);
-    if (set.size > 0) return false;
-    this.listeners.delete(channel);
-    return true;
-  }
-
-  private subscriberConnection(): Redis | Cluster {
-    if (!this.subscriber) {
-      const subscriber = this.client.duplicate();
-      // Errors surface through bounded() on subscribe; the connection reconnects and resubscribes by itself.
-      subscriber.on('error', () => undefined);
-      subscriber.on('message', (channel: string) => {
-        for (const listener of [...(this.listeners.get(channel) ?? [])]) listener();
-      });
-      this.subscriber = subscriber;
-    }
-    return this.subscriber;
+    this.subscriptions.close();
   }
 
   /** EVALSHA, falling back to EVAL (which caches the script) after a NOSCRIPT (e.g. Redis restarted). */

@@ -7,6 +7,7 @@ export const ClaimReplyCode = {
   InProgress: 3,
   Mismatch: 4,
   Corrupt: 5,
+  CompletedWithoutResult: 6,
 } as const;
 
 /** Raised when a script answers with a shape this code does not know (a script/code version skew). */
@@ -36,6 +37,8 @@ export function claimResultOf(reply: unknown): ClaimResult {
       };
     case ClaimReplyCode.Corrupt:
       return { status: ClaimStatus.Corrupt, reason: String(a) };
+    case ClaimReplyCode.CompletedWithoutResult:
+      return { status: ClaimStatus.Completed, payload: null, fencingToken: Number(a) };
     default:
       throw new UnexpectedReplyError(reply);
   }

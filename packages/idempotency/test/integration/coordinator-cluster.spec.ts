@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from '@jest/globals';
 import type { Cluster } from 'ioredis';
 import { startRedisCluster, type RedisClusterHandle } from '@retry-safe/testing';
 import { describeCoordinatorBehaviour } from './coordinator.behaviour.js';
+import { describeCoordinatorHardening } from './coordinator-hardening.behaviour.js';
 
 // The same suite on a local 3-master Redis Cluster: a script touching keys of two slots would fail with CROSSSLOT.
 let cluster: RedisClusterHandle;
@@ -18,3 +19,4 @@ afterAll(async () => {
 });
 
 describeCoordinatorBehaviour('a 3-master Redis Cluster', () => client);
+describeCoordinatorHardening('a 3-master Redis Cluster', () => client);

@@ -151,8 +151,11 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
 
       expect(failing.executions).toBe(2);
       expect(succeeding.executions).toBe(1);
-      expect([...failing.tokens, ...succeeding.tokens]).toEqual([1, 2, 3]);
-      expect(result).toMatchObject({ outcome: 'executed', fencingToken: 3 });
+      // Fencing tokens start from the Redis clock (they must outgrow any token of an expired record): compared
+      // with the first, they grow by one per owner.
+      const t = failing.tokens[0]!;
+      expect([...failing.tokens, ...succeeding.tokens]).toEqual([t, t + 1, t + 2]);
+      expect(result).toMatchObject({ outcome: 'executed', fencingToken: t + 2 });
       expect(replay).toEqual({ ...result, outcome: 'replayed' });
     });
 
@@ -186,8 +189,8 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
         expect(slow.executions + fast.executions).toBe(2);
         expect(second).toMatchObject({ id: 'ch_second' });
         expect(error).toMatchObject({ code: IdempotencyErrorCode.LeaseLost, result: { id: 'ch_1' } });
-        expect(slow.tokens).toEqual([1]);
-        expect(fast.tokens).toEqual([2]);
+        expect(slow.tokens).toHaveLength(1);
+        expect(fast.tokens).toEqual([slow.tokens[0]! + 1]);
         await expect(coordinator.coordinate(w.request('k-stale'), slow.run)).resolves.toMatchObject({
           id: 'ch_second',
         });
@@ -243,7 +246,8 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
           leaseMs: 300,
           retainMs: 60_000,
         });
-        expect(claim).toEqual({ status: 'acquired', fencingToken: 1 });
+        expect(claim).toEqual({ status: 'acquired', fencingToken: expect.any(Number) });
+        const deadToken = (claim as { fencingToken: number }).fencingToken;
         const coordinator = w.coordinator({ inFlight: 'raise' });
         const action = countingAction();
 
@@ -256,7 +260,7 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
         const after = await coordinator.coordinateWithOutcome(w.request('k-dead'), action.run);
 
         expect(action.executions).toBe(1);
-        expect(after).toMatchObject({ outcome: 'executed', fencingToken: 2 });
+        expect(after).toMatchObject({ outcome: 'executed', fencingToken: deadToken + 1 });
         // The dead owner's late completion is refused by the owner check.
         await expect(
           w.store.complete({
@@ -270,7 +274,7 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
       });
 
       it('wait mode: a waiter behind a dead owner takes over when the lease ends', async () => {
-        await w.store.claim({
+        const dead = await w.store.claim({
           operation: 'payment.charge.t1',
           key: 'k-dead-wait',
           owner: 'dead-owner',
@@ -282,7 +286,10 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
         const result = await w
           .coordinator({ inFlight: 'wait', waitTimeoutMs: 5_000 })
           .coordinateWithOutcome(w.request('k-dead-wait'), action.run);
-        expect(result).toMatchObject({ outcome: 'executed', fencingToken: 2 });
+        expect(result).toMatchObject({
+          outcome: 'executed',
+          fencingToken: (dead as { fencingToken: number }).fencingToken + 1,
+        });
         expect(action.executions).toBe(1);
       });
     });
@@ -310,9 +317,11 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
         let executions = 0;
         let releaseFirst: () => void = () => {};
         const gate = new Promise<void>((r) => (releaseFirst = r));
+        let firstToken: number | undefined;
         const action = async ({ fencingToken }: { fencingToken: number }): Promise<Charge> => {
           executions += 1;
-          if (fencingToken === 1) {
+          firstToken ??= fencingToken;
+          if (fencingToken === firstToken) {
             await gate;
             throw new Error('first owner failed');
           }
@@ -329,7 +338,7 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
         expect(await first).toBeInstanceOf(Error);
         const results = await Promise.all(waiters);
         expect(executions).toBe(2);
-        expect(new Set(results.map((r) => r.id))).toEqual(new Set(['ch_token_2']));
+        expect(new Set(results.map((r) => r.id))).toEqual(new Set([`ch_token_${firstToken! + 1}`]));
       });
 
       it('gives up with IDEMPOTENCY_IN_PROGRESS after waitTimeoutMs', async () => {
@@ -363,7 +372,8 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
         value: { id: 'ch_duplicate' },
       });
       const owner: CoordinatedResult<Charge> = await first;
-      expect(owner).toMatchObject({ outcome: 'executed', fencingToken: 1 });
+      expect(owner).toMatchObject({ outcome: 'executed', fencingToken: expect.any(Number) });
+      expect(owner.fencingToken).toBeGreaterThan(0);
       expect(action.executions).toBe(2);
       await expect(coordinator.coordinate(w.request('k-run'), action.run)).resolves.toEqual(owner.value);
     });

@@ -2,6 +2,7 @@ import { afterAll, beforeAll } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { startRedis, type RedisHandle } from '@retry-safe/testing';
 import { describeCoordinatorBehaviour } from './coordinator.behaviour.js';
+import { describeCoordinatorHardening } from './coordinator-hardening.behaviour.js';
 
 let redis: RedisHandle;
 let client: Redis;
@@ -17,3 +18,4 @@ afterAll(async () => {
 });
 
 describeCoordinatorBehaviour('a standalone Redis', () => client);
+describeCoordinatorHardening('a standalone Redis', () => client);

@@ -52,7 +52,18 @@ const shapes: [string, (key: string) => Promise<unknown>, Reading][] = [
     { state: 'c', claim: 'completed' },
   ],
   ['released', (k) => redis.client.set(k, '1|r|7|||0|', 'PX', 60_000), { state: 'r', claim: 'acquired' }],
+  [
+    'completed without a stored result',
+    (k) => redis.client.set(k, '1|e|7||owner-z|4|fp-a', 'PX', 60_000),
+    { state: 'c', claim: 'completed' },
+  ],
   ['a hash', (k) => redis.client.hset(k, { v: '1' }), undefined],
+  ['a fingerprint past the end', (k) => redis.client.set(k, `1|p|7|${fresh()}|${OWNER}|99|fp-a`), undefined],
+  [
+    'a fencing token beyond 2^53',
+    (k) => redis.client.set(k, `1|p|100000000000000000000|${fresh()}|${OWNER}|4|fp-a`),
+    undefined,
+  ],
   ['an unreadable header', (k) => redis.client.set(k, 'garbage'), undefined],
   ['an unknown version', (k) => redis.client.set(k, `99|p|7|${fresh()}|${OWNER}|4|fp-a`), undefined],
   ['an unknown state', (k) => redis.client.set(k, `1|x|7|${fresh()}|${OWNER}|4|fp-a`), undefined],
@@ -99,7 +110,11 @@ describe.each(shapes)('a record that is %s', (_, write, reading) => {
       else expect(step.changed).toBe(false);
     }
     if (claim.result.status === 'completed') {
-      expect(claim.result).toEqual({ status: 'completed', payload: '{"id":1}', fencingToken: 7 });
+      expect(claim.result).toEqual({
+        status: 'completed',
+        payload: String(claim.after).startsWith('1|e|') ? null : '{"id":1}',
+        fencingToken: 7,
+      });
     }
     if (claim.result.status === 'acquired') {
       expect(claim.result.fencingToken).toBeGreaterThan(7);

@@ -75,7 +75,7 @@ export function world(client: Redis | Cluster) {
     prefix,
     store,
     events,
-    coordinator: (options: CoordinatorOptions = {}, over: IdempotencyStore = store) =>
+    coordinator: (options: CoordinatorOptions = {}, over: IdempotencyStore = store): IdempotencyCoordinator =>
       new IdempotencyCoordinator(over, { onEvent: (e) => events.push(e), ...options }),
     /** Another process's coordinator: its own store object (and subscriber connection) on the same Redis. */
     otherStore: () => {
@@ -124,4 +124,24 @@ export function suiteRedis(start: () => Promise<RedisHandle> = () => startRedis(
     await suite.handle.close();
   });
   return suite;
+}
+
+/** Resolves once `probe()` resolves truthy; rejects after `timeoutMs` with `what` (a bound, not a measurement). */
+export async function eventually(what: string, probe: () => Promise<unknown> | unknown, timeoutMs = 3_000) {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await probe())) {
+    if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms: ${what}`);
+    await sleep(10);
+  }
+}
+
+/** Subscribers of a sharded channel, summed over every master (only the slot's owner has any). */
+export async function shardSubscribers(client: Redis | Cluster, channel: string): Promise<number> {
+  const nodes = 'nodes' in client ? client.nodes('master') : [client];
+  let count = 0;
+  for (const node of nodes) {
+    const reply = (await node.call('PUBSUB', 'SHARDNUMSUB', channel)) as [string, number];
+    count += Number(reply[1]);
+  }
+  return count;
 }

@@ -5,6 +5,7 @@ import {
   IdempotencyKeyReuseError,
   IdempotencyLeaseLostError,
   IdempotencyStoreUnavailableError,
+  IdempotencyUnencodableResultError,
   InvalidIdempotencyKeyError,
 } from '../../src/index.js';
 import { problemForIdempotencyError } from '../../src/nest/index.js';
@@ -26,6 +27,14 @@ describe('problemForIdempotencyError', () => {
     [new IdempotencyCorruptRecordError('bad', ctx), 500, 'idempotency_record_corrupt', {}],
   ])('%p -> %d %s', (error, status, code, headers) => {
     expect(problemForIdempotencyError(error)).toMatchObject({ status, code, headers });
+  });
+
+  it('maps a result that cannot be stored to 500 idempotency_result_unencodable', () => {
+    expect(problemForIdempotencyError(new IdempotencyUnencodableResultError('x', ctx))).toMatchObject({
+      status: 500,
+      code: 'idempotency_result_unencodable',
+      headers: {},
+    });
   });
 
   it('applies per-code overrides (a route publishes its own codes)', () => {

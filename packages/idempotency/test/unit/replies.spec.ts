@@ -9,6 +9,7 @@ describe('script replies', () => {
     [[4, 'fp', 'pending'], { status: 'mismatch', storedFingerprint: 'fp', state: 'pending' }],
     [[4, 'fp', 'completed'], { status: 'mismatch', storedFingerprint: 'fp', state: 'completed' }],
     [[5, 'bad'], { status: 'corrupt', reason: 'bad' }],
+    [[6, 9], { status: 'completed', payload: null, fencingToken: 9 }],
   ])('claim reply %j', (reply, result) => {
     expect(claimResultOf(reply)).toEqual(result);
   });

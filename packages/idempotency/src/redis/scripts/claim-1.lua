@@ -7,50 +7,69 @@
   ARGV[3]  lease in ms
   ARGV[4]  retention in ms for a record that is never completed (keeps the fencing counter alive)
   ARGV[5]  record format version this code reads and writes
+  ARGV[6]  owner token of an earlier claim of this client whose caller was told "unavailable", or ''; its
+           reservation is not a real one and is taken over at once
 
   Returns
-    {1, fencingToken}              acquired: the caller owns the key
+    {1, fencingToken}              acquired: the caller owns the key (again, if this very claim already ran)
     {2, payload, fencingToken}     completed with the same fingerprint: replay
     {3, retryAfterMs}              another owner holds a live lease
     {4, storedFingerprint, state}  the record has another fingerprint (state: 'pending' | 'completed')
     {5, reason}                    unreadable record: never treated as a miss
+    {6, fencingToken}              completed with the same fingerprint, but its result could not be stored
+
+  Fencing token of a grant: the stored token + 1 while the record exists; for a new record, the Redis time in µs.
+  A record lives at least max(ttl, lease) >= 1 s after its last grant, and no key gets more than one grant per µs
+  (each is a script run), so the first token after an expiry is larger than every token before it, unless the
+  Redis clock stepped back by more than that retention.
 ]]
 --- @include "includes/read-record"
 --- @include "includes/redis-clock"
 
 local key = KEYS[1]
-local owner, fingerprint, leaseMs, retainMs, version = ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5]
+local owner, fingerprint, leaseMs, retainMs, version, abandoned =
+  ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6]
 
-local nextFence = 1
+local nowUs = redisNowUs()
+local nowMs = math.floor(nowUs / 1000)
+local nextFence = nowUs
 local raw = redis.pcall('GET', key)
 if raw then
   local record, reason = readRecord(raw, version)
   if not record then
     return {5, reason}
   end
-  if record.state == 'c' then
+  if record.state == 'p' and record.owner == owner then
+    -- ioredis resent this very claim after a reconnect: answer as the first run did.
+    return {1, record.fence}
+  end
+  if record.state == 'c' or record.state == 'e' then
     if record.fingerprint ~= fingerprint then
       return {4, record.fingerprint, 'completed'}
     end
+    if record.state == 'e' then
+      return {6, record.fence}
+    end
     return {2, record.payload, record.fence}
-  elseif record.state == 'p' then
+  end
+  if record.state == 'p' and not (abandoned ~= '' and record.owner == abandoned) then
     if not record.lease then
       return {5, 'a pending record has no lease'}
     end
-    local now = nowMs()
-    if record.lease > now then
+    if record.lease > nowMs then
       if record.fingerprint ~= fingerprint then
         return {4, record.fingerprint, 'pending'}
       end
-      return {3, record.lease - now}
+      return {3, record.lease - nowMs}
     end
     -- The owner's lease ran out without renewal (crashed or stalled): take over. Its later writes fail the
     -- owner check, and the higher fencing token lets downstream systems reject it too.
   end
   nextFence = record.fence + 1
+  if nextFence > MAX_FENCE then
+    return {5, 'fencing token out of range'}
+  end
 end
 
-redis.call('SET', key,
-  version .. '|p|' .. string.format('%.0f', nextFence) .. '|' .. string.format('%.0f', nowMs() + leaseMs) .. '|' .. owner .. '|' .. #fingerprint .. '|' .. fingerprint,
-  'PX', retainMs)
+redis.call('SET', key, writeRecord(version, 'p', nextFence, nowMs + leaseMs, owner, fingerprint, ''), 'PX', retainMs)
 return {1, nextFence}

@@ -4,22 +4,30 @@
 
   KEYS[1]  record key
   ARGV[1]  owner token
-  ARGV[2]  channel waiters listen on
+  ARGV[2]  channel waiters listen on (sharded: the record key, so the same slot)
   ARGV[3]  record format version
 
-  Returns 1 if released; 0 if the caller no longer owns the record (a newer owner's record is left untouched).
+  Returns 1 if released, or if this owner already released it (a resent release); 0 if the caller no longer owns
+  the record (a newer owner's record is left untouched).
 ]]
 --- @include "includes/read-record"
 
 local key = KEYS[1]
+local owner, version = ARGV[1], ARGV[3]
 local raw = redis.pcall('GET', key)
 if not raw then
   return 0
 end
-local record = readRecord(raw, ARGV[3])
-if not record or record.state ~= 'p' or record.owner ~= ARGV[1] then
+local record = readRecord(raw, version)
+if not record or record.owner ~= owner then
   return 0
 end
-redis.call('SET', key, ARGV[3] .. '|r|' .. string.format('%.0f', record.fence) .. '|||0|', 'KEEPTTL')
-redis.call('PUBLISH', ARGV[2], 'r')
+if record.state == 'r' then
+  return 1
+end
+if record.state ~= 'p' then
+  return 0
+end
+redis.call('SET', key, writeRecord(version, 'r', record.fence, nil, owner, '', ''), 'KEEPTTL')
+redis.call('SPUBLISH', ARGV[2], 'r')
 return 1

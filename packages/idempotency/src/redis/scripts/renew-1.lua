@@ -1,5 +1,5 @@
 --[[
-  Extend the caller's lease while its action runs.
+  Extend the caller's lease while its action runs. Running it twice (a resend) extends the same lease again.
 
   KEYS[1]  record key
   ARGV[1]  owner token
@@ -12,18 +12,17 @@
 --- @include "includes/redis-clock"
 
 local key = KEYS[1]
+local owner, leaseMs, version = ARGV[1], tonumber(ARGV[2]), ARGV[3]
 local raw = redis.pcall('GET', key)
 if not raw then
   return 0
 end
-local record = readRecord(raw, ARGV[3])
-if not record or record.state ~= 'p' or record.owner ~= ARGV[1] then
+local record = readRecord(raw, version)
+if not record or record.state ~= 'p' or record.owner ~= owner then
   return 0
 end
-local leaseMs = tonumber(ARGV[2])
 redis.call('SET', key,
-  ARGV[3] .. '|p|' .. string.format('%.0f', record.fence) .. '|' .. string.format('%.0f', nowMs() + leaseMs) .. '|' .. record.owner .. '|' .. #record.fingerprint .. '|' .. record.fingerprint .. record.payload,
-  'KEEPTTL')
+  writeRecord(version, 'p', record.fence, redisNowMs() + leaseMs, owner, record.fingerprint, record.payload), 'KEEPTTL')
 -- The record must outlive the lease it grants, or it could expire under a live owner and lose its fencing counter.
 if redis.call('PTTL', key) < leaseMs then
   redis.call('PEXPIRE', key, leaseMs)

@@ -7,14 +7,16 @@
   ARGV[2]  encoded result
   ARGV[3]  TTL in ms
   ARGV[4]  record format version
-  ARGV[5]  channel waiters listen on
+  ARGV[5]  channel waiters listen on (sharded: the record key, so the same slot)
 
   Returns 1 if stored; 0 if a record exists.
 ]]
--- Fencing token 0: no owner was ever granted this record.
-local record = ARGV[4] .. '|c|0|||' .. #ARGV[1] .. '|' .. ARGV[1] .. ARGV[2]
+--- @include "includes/read-record"
+
+-- Fencing token 0 and no owner: no owner was ever granted this record.
+local record = writeRecord(ARGV[4], 'c', 0, nil, '', ARGV[1], ARGV[2])
 if not redis.call('SET', KEYS[1], record, 'PX', ARGV[3], 'NX') then
   return 0
 end
-redis.call('PUBLISH', ARGV[5], 'c')
+redis.call('SPUBLISH', ARGV[5], 'c')
 return 1
