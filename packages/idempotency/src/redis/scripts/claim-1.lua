@@ -30,9 +30,8 @@ local key = KEYS[1]
 local owner, fingerprint, leaseMs, retainMs, version, abandoned =
   ARGV[1], ARGV[2], tonumber(ARGV[3]), tonumber(ARGV[4]), ARGV[5], ARGV[6]
 
-local nowUs = redisNowUs()
-local nowMs = math.floor(nowUs / 1000)
-local nextFence = nowUs
+-- The clock is read only where a lease or a new record needs it: a replay does not pay for TIME.
+local nextFence
 local raw = redis.pcall('GET', key)
 if raw then
   local record, reason = readRecord(raw, version)
@@ -56,6 +55,7 @@ if raw then
     if not record.lease then
       return {5, 'a pending record has no lease'}
     end
+    local nowMs = redisNowMs()
     if record.lease > nowMs then
       if record.fingerprint ~= fingerprint then
         return {4, record.fingerprint, 'pending'}
@@ -71,5 +71,8 @@ if raw then
   end
 end
 
-redis.call('SET', key, writeRecord(version, 'p', nextFence, nowMs + leaseMs, owner, fingerprint, ''), 'PX', retainMs)
+local nowUs = redisNowUs()
+nextFence = nextFence or nowUs
+redis.call('SET', key,
+  writeRecord(version, 'p', nextFence, math.floor(nowUs / 1000) + leaseMs, owner, fingerprint, ''), 'PX', retainMs)
 return {1, nextFence}
