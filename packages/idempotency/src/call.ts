@@ -63,10 +63,12 @@ export function prepareCall<T>(request: CoordinateRequest<T>, defaults: Settings
     waitTimeoutMs: request.waitTimeoutMs ?? defaults.waitTimeoutMs,
     onStoreUnavailable: request.onStoreUnavailable ?? defaults.onStoreUnavailable,
   };
-  const id = { operation: request.operation, key: request.key };
+  const { operation, key } = request;
   const owner = `${ownerPrefix}.${(ownerCounter++).toString(36)}`;
   const fingerprint = request.fingerprint ?? '';
   // The record (and its fencing counter) must outlive both the lease it grants and the result it may hold.
-  const claim = { ...id, owner, fingerprint, leaseMs, retainMs: Math.max(request.ttlMs, leaseMs) };
-  return { ...id, request, fingerprint, owner, settings, startedAt: Date.now(), claim };
+  const retainMs = Math.max(request.ttlMs, leaseMs);
+  // Spelled out, not spread: an object spread costs microseconds per call on Node 20 (measured on the hot path).
+  const claim = { operation, key, owner, fingerprint, leaseMs, retainMs };
+  return { operation, key, request, fingerprint, owner, settings, startedAt: Date.now(), claim };
 }

@@ -197,7 +197,8 @@ export class IdempotencyCoordinator {
     }
     let stored = true;
     try {
-      stored = await this.store.complete({ ...call.claim, payload, ttlMs: call.request.ttlMs });
+      const { operation, key, owner } = call;
+      stored = await this.store.complete({ operation, key, owner, payload, ttlMs: call.request.ttlMs });
     } catch {
       // The effect happened; failing the call now would make the client retry it. The reservation stays until
       // its lease ends, which is when a repeat could run again: downstream dedup by a stable key covers that.
