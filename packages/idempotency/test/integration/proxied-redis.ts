@@ -1,0 +1,90 @@
+import { Cluster, type Redis } from 'ioredis';
+import {
+  startTcpProxy,
+  type ProxyConnection,
+  type RedisClusterHandle,
+  type RedisHandle,
+  type TcpProxy,
+} from '@retry-safe/testing';
+import { scripts } from '../../src/redis/scripts.js';
+
+/** Redis (standalone or Cluster) behind TCP proxies that lose, hold or delay replies: one proxy per node. */
+export interface ProxiedRedis {
+  /** A client straight to Redis, for the test's own reads and for "another process". */
+  readonly direct: Redis | Cluster;
+  /** Every connection accepted by any proxy so far. */
+  readonly connections: readonly ProxyConnection[];
+  /** A new client through the proxies, with every script loaded (so each call is an EVALSHA to match). */
+  client(options?: { autoResendUnfulfilledCommands?: boolean }): Promise<Redis | Cluster>;
+  /** {@link TcpProxy.dropAfterRequest} on whichever node the matching request goes to. */
+  dropAfterRequest(matches: (request: string) => boolean): Promise<void>;
+  holdReplies(): void;
+  releaseReplies(): void;
+  /** The connection that sent `text` (e.g. the SSUBSCRIBE of a channel), if any. */
+  connectionThatSent(text: string): ProxyConnection | undefined;
+  /** Closes the clients, the proxies and the Redis behind them. */
+  close(): Promise<void>;
+}
+
+function proxiedRedis(
+  proxies: TcpProxy[],
+  direct: Redis | Cluster,
+  connect: (options: { autoResendUnfulfilledCommands?: boolean }) => Redis | Cluster,
+  target: { close(): Promise<void> },
+): ProxiedRedis {
+  const clients: (Redis | Cluster)[] = [];
+  const connections = () => proxies.flatMap((p) => p.connections);
+  return {
+    direct,
+    get connections() {
+      return connections();
+    },
+    client: async (options = {}) => {
+      const client = connect(options);
+      client.on('error', () => undefined);
+      clients.push(client);
+      // A Cluster knows its nodes once it has connected.
+      if ('nodes' in client) await client.ping();
+      for (const node of 'nodes' in client ? client.nodes('master') : [client]) {
+        for (const script of Object.values(scripts)) await node.script('LOAD', script.source);
+      }
+      return client;
+    },
+    dropAfterRequest: (matches) => Promise.race(proxies.map((p) => p.dropAfterRequest(matches))),
+    holdReplies: () => proxies.forEach((p) => p.holdReplies()),
+    releaseReplies: () => proxies.forEach((p) => p.releaseReplies()),
+    connectionThatSent: (text) =>
+      connections().find((c) => c.forwarded.some((chunk) => chunk.includes(text))),
+    close: async () => {
+      for (const c of clients) c.disconnect();
+      direct.disconnect();
+      for (const p of proxies) await p.close();
+      await target.close();
+    },
+  };
+}
+
+/** A standalone Redis behind one proxy; closing it closes `handle` too. */
+export async function proxiedStandalone(handle: RedisHandle): Promise<ProxiedRedis> {
+  const proxy = await startTcpProxy(handle);
+  const connect = (options: object) => handle.client({ port: proxy.port, ...options });
+  return proxiedRedis([proxy], handle.client(), connect, handle);
+}
+
+/**
+ * A Redis Cluster behind one proxy per master; `natMap` sends the client to the proxies, not to the nodes. Closing
+ * it closes `cluster` too.
+ */
+export async function proxiedCluster(cluster: RedisClusterHandle): Promise<ProxiedRedis> {
+  const proxies = await Promise.all(cluster.nodes.map((node) => startTcpProxy(node)));
+  const natMap = Object.fromEntries(
+    cluster.nodes.map((node, i) => [`127.0.0.1:${node.port}`, { host: '127.0.0.1', port: proxies[i]!.port }]),
+  );
+  const startupNodes = proxies.map((p) => ({ host: p.host, port: p.port }));
+  return proxiedRedis(
+    proxies,
+    cluster.client(),
+    (options) => new Cluster(startupNodes, { natMap, redisOptions: options }),
+    cluster,
+  );
+}
