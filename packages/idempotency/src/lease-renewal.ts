@@ -2,6 +2,8 @@ import { IdempotencyLeaseLostError } from './errors.js';
 import { IdempotencyEventType, type IdempotencyEvent } from './options.js';
 import type { IdempotencyStore, RenewRequest } from './store.js';
 
+const DEADLINE_SLACK_MS = 1;
+
 /** Reports an event of the lease (renewed, store error, lost) with the duration of the store call. */
 export type LeaseEventSink = (type: IdempotencyEvent['type'], durationMs?: number) => void;
 
@@ -68,7 +70,9 @@ export class LeaseRenewal {
   }
 
   private extendTo(leaseEndsAt: number): void {
-    this.leaseEndsAt = leaseEndsAt;
+    // One ms early: Node's timers and the Redis clock both count whole milliseconds, and the signal must abort
+    // before the earliest moment another owner can be granted the key.
+    this.leaseEndsAt = leaseEndsAt - DEADLINE_SLACK_MS;
     clearTimeout(this.deadline);
     this.deadline = setTimeout(() => this.lose(), Math.max(0, leaseEndsAt - Date.now()));
     this.deadline.unref();
