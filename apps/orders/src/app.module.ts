@@ -11,7 +11,7 @@ import {
   REQUEST_CONTEXT_OPTIONS,
   RequestContextMiddleware,
   type RequestContextOptions,
-} from '@retry-safe/service-kit';
+} from '@retry-safe/app-shell';
 import { ADMIN_PATHS, AdminModule } from './admin/admin.module.js';
 import { ProblemExceptionFilter } from './common/problem-exception.filter.js';
 import { ConfigModule } from './config/config.module.js';

@@ -1,5 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { RequestJournal, RequestJournalController } from '@retry-safe/service-kit';
+import { RequestJournal, RequestJournalController } from '@retry-safe/app-shell';
 import { AdminController } from './admin.controller.js';
 import { RuntimeSettings } from './runtime-settings.service.js';
 

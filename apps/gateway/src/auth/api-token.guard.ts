@@ -1,6 +1,6 @@
 import { Inject, Injectable, type CanActivate, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { requestContextOf } from '@retry-safe/service-kit';
+import { requestContextOf } from '@retry-safe/app-shell';
 import { UnauthorizedError } from '../common/gateway-errors.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway-config.js';
 import { bearerTokenOf } from './api-tokens.js';

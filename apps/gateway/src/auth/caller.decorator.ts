@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { requestContextOf } from '@retry-safe/service-kit';
+import { requestContextOf } from '@retry-safe/app-shell';
 
 /** Who is calling: what a downstream call needs to carry. */
 export interface Caller {

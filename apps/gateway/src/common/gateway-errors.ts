@@ -3,7 +3,7 @@ import {
   ServiceError,
   ServiceErrorCode,
   errorGuard,
-} from '@retry-safe/service-kit';
+} from '@retry-safe/app-shell';
 
 /** Stable codes of the gateway's own errors; the exception filter turns each into one problem response. */
 export const GatewayErrorCode = {

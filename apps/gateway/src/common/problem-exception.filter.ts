@@ -4,7 +4,7 @@ import {
   downstreamProblemMapper,
   problem,
   type ProblemMapper,
-} from '@retry-safe/service-kit';
+} from '@retry-safe/app-shell';
 import { GatewayErrorCode, isGatewayError } from './gateway-errors.js';
 
 const toOrders = downstreamProblemMapper('The orders service');

@@ -1,4 +1,4 @@
-import { ConfigError, envBool, envHttpUrl, envInt, envPort, parseEnv } from '@retry-safe/service-kit';
+import { ConfigError, envBool, envHttpUrl, envInt, envPort, parseEnv } from '@retry-safe/app-shell';
 import { z } from 'zod';
 import { ApiTokens } from '../auth/api-tokens.js';
 

@@ -1,4 +1,4 @@
-import { createIdempotencyKeyDecorator } from '@retry-safe/service-kit';
+import { createIdempotencyKeyDecorator } from '@retry-safe/app-shell';
 import { IDEMPOTENCY_KEY_MISSING_MESSAGE } from '../common/gateway-errors.js';
 
 /**

@@ -8,7 +8,7 @@ import {
   type ServiceClient,
   type ServiceResponse,
 } from '@retry-safe/http-client';
-import { HttpMetrics, serializeSfString } from '@retry-safe/service-kit';
+import { HttpMetrics, serializeSfString } from '@retry-safe/app-shell';
 import { RuntimeSettings } from '../admin/runtime-settings.service.js';
 import type { Caller } from '../auth/caller.decorator.js';
 import { GATEWAY_CONFIG, KeyMode, type GatewayConfig } from '../config/gateway-config.js';

@@ -1,6 +1,6 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { JsonContentTypeGuard, relay } from '@retry-safe/service-kit';
+import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
 import { ApiTokenGuard } from '../auth/api-token.guard.js';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
 import { OrderIdSchema } from '../common/order-id.js';

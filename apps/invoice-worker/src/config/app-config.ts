@@ -1,4 +1,4 @@
-import { ConfigError, envBool, envInt, envPort, parseEnv } from '@retry-safe/service-kit';
+import { ConfigError, envBool, envInt, envPort, parseEnv } from '@retry-safe/app-shell';
 import { z } from 'zod';
 
 const url = (protocols: RegExp) => z.url({ protocol: protocols, error: `must be a ${protocols.source} URL` });

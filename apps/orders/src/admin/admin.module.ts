@@ -1,5 +1,5 @@
 import { Global, Module, type DynamicModule } from '@nestjs/common';
-import { RequestJournal, RequestJournalController } from '@retry-safe/service-kit';
+import { RequestJournal, RequestJournalController } from '@retry-safe/app-shell';
 
 /** Paths of the scenario controls: neither counted nor faulted by fault injection, nor journaled. */
 export const ADMIN_PATHS = ['/__requests'] as const;

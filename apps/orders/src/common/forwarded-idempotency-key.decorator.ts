@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { IDEMPOTENCY_KEY_HEADER } from '@retry-safe/http-client';
 import type { Request } from 'express';
-import { IdempotencyKeyInvalidError, IdempotencyKeyMissingError } from '@retry-safe/service-kit';
+import { IdempotencyKeyInvalidError, IdempotencyKeyMissingError } from '@retry-safe/app-shell';
 
 /**
  * The `Idempotency-Key` header exactly as it came, to pass on unchanged: orders does not interpret the key (it

@@ -5,7 +5,7 @@ import {
   problem,
   requestIdOf,
   type ProblemMapper,
-} from '@retry-safe/service-kit';
+} from '@retry-safe/app-shell';
 import { OrdersErrorCode, isOrdersError } from './orders-errors.js';
 
 const toPayments = downstreamProblemMapper('The payments service');

@@ -1,7 +1,7 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
 import { z } from 'zod';
-import { ValidationFailedError } from '@retry-safe/service-kit';
+import { ValidationFailedError } from '@retry-safe/app-shell';
 
 /** Header in which the gateway passes the authenticated tenant (internal services trust their caller). */
 export const TENANT_HEADER = 'x-tenant-id';

@@ -6,7 +6,7 @@ import {
   envPort,
   envRedisUrl,
   parseEnv,
-} from '@retry-safe/service-kit';
+} from '@retry-safe/app-shell';
 import { z } from 'zod';
 
 /** The environment the orders service reads, once, at start-up. */

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
-import { Chain, type ChainContext, JsonContentTypeGuard } from '@retry-safe/service-kit';
+import { Chain, type ChainContext, JsonContentTypeGuard } from '@retry-safe/app-shell';
 import { OrderIdSchema } from '../common/order-id.js';
 import { TenantId } from '../common/tenant-id.decorator.js';
 import { RequestInvoiceSchema, type RequestInvoice } from './invoice-job.js';

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { REDIS_CLIENT } from '@retry-safe/service-kit';
+import { REDIS_CLIENT } from '@retry-safe/app-shell';
 import { QueueUnavailableError } from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';

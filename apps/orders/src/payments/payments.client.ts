@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createServiceClient, type ServiceClient, type ServiceResponse } from '@retry-safe/http-client';
-import { type ChainContext } from '@retry-safe/service-kit';
+import { type ChainContext } from '@retry-safe/app-shell';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 

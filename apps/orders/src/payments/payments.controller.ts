@@ -1,6 +1,6 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { Chain, type ChainContext, JsonContentTypeGuard, relay } from '@retry-safe/service-kit';
+import { Chain, type ChainContext, JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
 import { ForwardedIdempotencyKey } from '../common/forwarded-idempotency-key.decorator.js';
 import { OrderIdSchema } from '../common/order-id.js';
 import { TenantId } from '../common/tenant-id.decorator.js';

@@ -7,7 +7,7 @@ import {
   ValidationFailedError,
   captureProblem,
   type SentProblem,
-} from '@retry-safe/service-kit';
+} from '@retry-safe/app-shell';
 import { QueueUnavailableError } from '../../src/common/orders-errors.js';
 import { ProblemExceptionFilter } from '../../src/common/problem-exception.filter.js';
 
@@ -46,5 +46,5 @@ describe('ProblemExceptionFilter (orders)', () => {
   });
 
   // Downstream relaying (503 passthrough, 502, 504), body-parser errors, HttpExceptions, the 500 and the
-  // started-response case are the shared filter's: packages/service-kit/test/unit/problem-exception.filter.spec.ts.
+  // started-response case are the shared filter's: packages/app-shell/test/unit/problem-exception.filter.spec.ts.
 });

@@ -8,7 +8,7 @@ import {
   problem,
   requestIdOf,
   type ProblemMapper,
-} from '@retry-safe/service-kit';
+} from '@retry-safe/app-shell';
 import { PaymentsErrorCode, isPaymentsError } from './payments-errors.js';
 
 // Idempotency first: the coordinator's codes take precedence, as they did before the filter was shared.

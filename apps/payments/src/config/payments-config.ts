@@ -7,7 +7,7 @@ import {
   envPort,
   envRedisUrl,
   parseEnv,
-} from '@retry-safe/service-kit';
+} from '@retry-safe/app-shell';
 import { z } from 'zod';
 
 /** The environment the payments service reads, once, at start-up. */

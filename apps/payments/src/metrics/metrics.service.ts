@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { HttpMetrics } from '@retry-safe/service-kit';
+import { HttpMetrics } from '@retry-safe/app-shell';
 import { Counter } from 'prom-client';
 
 /**

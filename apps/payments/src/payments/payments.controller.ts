@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, HttpStatus, Post, Res, UseGuards } from '@nestjs/common';
 import { CoordinateOutcome } from '@retry-safe/idempotency';
 import type { Response } from 'express';
-import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/service-kit';
+import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/app-shell';
 import { PaymentCommandSchema, type Charge, type PaymentCommand } from './charge.js';
 import { PaymentsService } from './payments.service.js';
 

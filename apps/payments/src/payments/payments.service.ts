@@ -9,7 +9,7 @@ import {
   type CoordinateOutcome as Outcome,
 } from '@retry-safe/idempotency';
 import { IDEMPOTENCY_COORDINATOR } from '@retry-safe/idempotency/nest';
-import { type ChainContext } from '@retry-safe/service-kit';
+import { type ChainContext } from '@retry-safe/app-shell';
 import { RuntimeSettings } from '../admin/runtime-settings.service.js';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';

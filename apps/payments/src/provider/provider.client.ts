@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createServiceClient, type ServiceClient } from '@retry-safe/http-client';
-import { type ChainContext, isProblem } from '@retry-safe/service-kit';
+import { type ChainContext, isProblem } from '@retry-safe/app-shell';
 import { PaymentRejectedError } from '../common/payments-errors.js';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';

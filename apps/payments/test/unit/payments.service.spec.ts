@@ -6,7 +6,7 @@ import {
   type IdempotencyCoordinator,
   type IdempotentAction,
 } from '@retry-safe/idempotency';
-import { type ChainContext } from '@retry-safe/service-kit';
+import { type ChainContext } from '@retry-safe/app-shell';
 import { loadPaymentsConfig } from '../../src/config/payments-config.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { type Charge, type PaymentCommand } from '../../src/payments/charge.js';

@@ -14,7 +14,7 @@ import {
   ValidationFailedError,
   captureProblem,
   type SentProblem,
-} from '@retry-safe/service-kit';
+} from '@retry-safe/app-shell';
 import { PaymentRejectedError } from '../../src/common/payments-errors.js';
 import { ProblemExceptionFilter } from '../../src/common/problem-exception.filter.js';
 

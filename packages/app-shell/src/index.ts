@@ -1,4 +1,4 @@
-// The public API of @retry-safe/service-kit: the HTTP infrastructure gateway, orders and payments share
+// The public API of @retry-safe/app-shell: the HTTP infrastructure gateway, orders and payments share
 // (provider-sim stands for an external system and keeps its own copies on purpose).
 export {
   ConfigError,
