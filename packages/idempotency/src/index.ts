@@ -40,3 +40,4 @@ export {
   type RenewRequest,
   type StoreIfAbsentRequest,
 } from './store.js';
+export * from './key-header.js';

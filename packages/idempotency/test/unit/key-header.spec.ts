@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseIdempotencyKeyHeader, parseSfString, serializeSfString } from '../../src/idempotency-key.js';
+import { formatIdempotencyKey, parseIdempotencyKeyHeader } from '../../src/key-header.js';
 
 const ok = (key: string) => ({ ok: true, key });
 const invalid = (reason: RegExp) => ({
@@ -55,24 +55,41 @@ describe('parseIdempotencyKeyHeader', () => {
   ])('refuses %s as invalid', (_label, values, reason) => {
     expect(parseIdempotencyKeyHeader(values)).toEqual(invalid(reason));
   });
+
+  it('reads a single field line given as a string', () => {
+    expect(parseIdempotencyKeyHeader(' "abc" ')).toEqual(ok('abc'));
+  });
+
+  it('refuses a key of spaces between two characters without scanning it twice', () => {
+    expect(parseIdempotencyKeyHeader([`a${' '.repeat(12_000)}b`])).toEqual(invalid(/longer than 255/));
+    expect(parseIdempotencyKeyHeader([`a${' '.repeat(400)}b`])).toEqual(invalid(/visible ASCII/));
+  });
+
+  it('accepts longer keys up to maxLength, with every other rule of the coordinator', () => {
+    const long = `payment.charge.${'a'.repeat(32)}.${'k'.repeat(255)}`;
+    expect(parseIdempotencyKeyHeader([long])).toEqual(invalid(/255/));
+    expect(parseIdempotencyKeyHeader([long], { maxLength: 512 })).toEqual(ok(long));
+    expect(parseIdempotencyKeyHeader(['k'.repeat(513)], { maxLength: 512 })).toEqual(invalid(/512/));
+    expect(parseIdempotencyKeyHeader([`${'k'.repeat(300)}:x`], { maxLength: 512 })).toEqual(invalid(/':'/));
+    expect(parseIdempotencyKeyHeader([`"${' '.repeat(300)}"`], { maxLength: 512 })).toEqual(invalid(/blank/));
+    expect(parseIdempotencyKeyHeader([`"${'k'.repeat(300)} "`], { maxLength: 512 })).toEqual(
+      invalid(/leading or trailing/),
+    );
+  });
 });
 
-describe('sf-string', () => {
-  it.each(['abc', 'a"b', 'a\\b', 'with space', ''])('round-trips %j', (value) => {
-    const parsed = parseSfString(serializeSfString(value));
-    expect(parsed).toEqual({ value, rest: '' });
+describe('formatIdempotencyKey (the wire form between services)', () => {
+  it.each(['abc', 'a"b', 'a\\b', 'with space'])('round-trips %j', (value) => {
+    expect(parseIdempotencyKeyHeader([formatIdempotencyKey(value)])).toEqual(ok(value));
   });
 
   it('serializes by escaping only " and \\', () => {
-    expect(serializeSfString('a"b\\c d')).toBe('"a\\"b\\\\c d"');
+    expect(formatIdempotencyKey('a"b\\c d')).toBe('"a\\"b\\\\c d"');
+    expect(formatIdempotencyKey('')).toBe('""');
   });
 
   it('refuses to serialize what an sf-string cannot hold', () => {
-    expect(() => serializeSfString('tab\there')).toThrow(TypeError);
-    expect(() => serializeSfString('é')).toThrow(TypeError);
-  });
-
-  it('returns what follows the closing quote', () => {
-    expect(parseSfString('"a";x')).toEqual({ value: 'a', rest: ';x' });
+    expect(() => formatIdempotencyKey('tab\there')).toThrow(TypeError);
+    expect(() => formatIdempotencyKey('é')).toThrow(TypeError);
   });
 });
