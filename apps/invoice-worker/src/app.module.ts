@@ -1,19 +1,17 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
-import { FaultInjectionModule } from '@retry-safe/fault-injection';
-import { ADMIN_PATHS, AdminModule } from './admin/admin.module.js';
-import { ProblemExceptionFilter } from './common/problem-exception.filter.js';
-import type { AppConfig } from './config/app-config.js';
-import { ConfigModule } from './config/config.module.js';
+import { AppShellModule } from '@retry-safe/app-shell';
+import { DeliveryJournal } from './admin/delivery-journal.service.js';
+import { APP_CONFIG, type AppConfig } from './config/app-config.js';
+import { workerSettings } from './config/worker-settings.js';
 import { FaultsModule } from './faults/faults.module.js';
-import { HealthModule } from './health/health.module.js';
 import { InvoicesModule } from './invoices/invoices.module.js';
-import { MetricsModule } from './metrics/metrics.module.js';
-import { RedisModule } from './redis/redis.module.js';
+import { MetricsService } from './metrics/metrics.service.js';
 
 /**
  * invoice-worker: a Nest application whose real work is the BullMQ consumer; its HTTP listener (WORKER_PORT) only
- * serves `/health`, `/metrics` and, with FAULTS_ENABLED=true, the `/__faults` rule API of the job fault points.
+ * serves the shell's routes: `/health` (readiness on Redis), `/metrics` and, with FAULTS_ENABLED=true, `/__faults`
+ * (rules for the job fault points too), `/__config` and `/__requests` (the deliveries). Job failures never reach
+ * the exception filter: they go to BullMQ as the job's failure.
  */
 @Module({})
 export class AppModule {
@@ -21,19 +19,21 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
-        FaultInjectionModule.forRoot({
-          enabled: config.faultsEnabled,
-          ignorePaths: ['/health', '/metrics', ...ADMIN_PATHS],
+        AppShellModule.forRoot({
+          config,
+          configToken: APP_CONFIG,
+          faultsEnabled: config.faultsEnabled,
+          problems: { serviceName: 'The worker' },
+          requestContext: { service: 'worker', requestId: 'propagate' },
+          metrics: MetricsService,
+          // The store would rather wait for a reconnect than fail a delivery at once: BullMQ retries it anyway.
+          redis: { url: config.redisUrl, failFast: false },
+          settings: workerSettings(config),
+          journal: DeliveryJournal,
         }),
-        AdminModule.forRoot({ enabled: config.faultsEnabled }),
-        MetricsModule,
-        RedisModule,
         FaultsModule,
-        HealthModule,
         InvoicesModule.forRoot(config),
       ],
-      providers: [{ provide: APP_FILTER, useClass: ProblemExceptionFilter }],
     };
   }
 }

@@ -1,66 +1,39 @@
-import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import { APP_FILTER, APP_PIPE } from '@nestjs/core';
-import { FaultInjectionModule } from '@retry-safe/fault-injection';
-import {
-  createValidationPipe,
-  JSON_BODY_OPTIONS,
-  JsonBodyMiddleware,
-  MetricsModule,
-  RedisHealthModule,
-  RedisModule,
-  REQUEST_CONTEXT_OPTIONS,
-  RequestContextMiddleware,
-  type RequestContextOptions,
-} from '@retry-safe/app-shell';
-import { ADMIN_PATHS, AdminModule } from './admin/admin.module.js';
-import { ProblemExceptionFilter } from './common/problem-exception.filter.js';
-import { ConfigModule } from './config/config.module.js';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { AppShellModule } from '@retry-safe/app-shell';
+import { ChainHeader } from '@retry-safe/contracts/http';
+import { ORDERS_PROBLEMS } from './common/orders-problems.js';
 import { ORDERS_CONFIG, type OrdersConfig } from './config/orders-config.js';
-import { MetricsService } from './metrics/metrics.service.js';
 import { InvoicesModule } from './invoices/invoices.module.js';
+import { MetricsService } from './metrics/metrics.service.js';
 import { PaymentsModule } from './payments/payments.module.js';
 
-// A hop inside the chain: the caller's request id and deadline carry on.
-function requestContextOptions(config: OrdersConfig): RequestContextOptions {
-  return {
-    service: 'orders',
-    requestId: 'propagate',
-    requestBudgetMs: config.requestBudgetMs,
-    // The gateway forwards the authenticated tenant in this header.
-    tenantOf: (req) => req.headers['x-tenant-id'],
-  };
-}
-
-/** Internal service between the gateway and payments; producer of the invoice queue. */
+/** Internal service between the gateway and payments; producer of the invoice queue. Orders has no design to
+ * switch, hence no runtime settings and no `/__config`. */
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static forRoot(config: OrdersConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
-        FaultInjectionModule.forRoot({
-          enabled: config.faultsEnabled,
-          ignorePaths: ['/health', '/metrics', ...ADMIN_PATHS],
+        AppShellModule.forRoot({
+          config,
+          configToken: ORDERS_CONFIG,
+          faultsEnabled: config.faultsEnabled,
+          problems: ORDERS_PROBLEMS,
+          // A hop inside the chain: the caller's request id and deadline carry on; the gateway sends the tenant.
+          requestContext: {
+            service: 'orders',
+            requestId: 'propagate',
+            requestBudgetMs: config.requestBudgetMs,
+            tenantOf: (req) => req.headers[ChainHeader.Tenant],
+          },
+          bodyLimitBytes: config.bodyLimitBytes,
+          metrics: MetricsService,
+          redis: { url: config.redisUrl },
         }),
-        AdminModule.forRoot({ enabled: config.faultsEnabled }),
-        RedisModule.forRoot({ configToken: ORDERS_CONFIG, url: (c: OrdersConfig) => c.redisUrl }),
-        MetricsModule.forRoot(MetricsService),
-        RedisHealthModule,
         PaymentsModule,
         InvoicesModule,
       ],
-      providers: [
-        { provide: APP_FILTER, useClass: ProblemExceptionFilter },
-        { provide: APP_PIPE, useFactory: createValidationPipe },
-        { provide: JSON_BODY_OPTIONS, useValue: { limitBytes: config.bodyLimitBytes } },
-        { provide: REQUEST_CONTEXT_OPTIONS, useValue: requestContextOptions(config) },
-      ],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    // The app's own body parser is off: parsing runs here, after the request has an id, so rejected bodies are logged.
-    consumer.apply(RequestContextMiddleware, JsonBodyMiddleware).forRoutes('{*path}');
   }
 }

@@ -1,41 +1,36 @@
-import { Module, type DynamicModule, type MiddlewareConsumer, type NestModule } from '@nestjs/common';
-import { APP_FILTER } from '@nestjs/core';
-import { FaultInjectionModule } from '@retry-safe/fault-injection';
-import { ADMIN_PATHS, AdminModule } from './admin/admin.module.js';
+import { Module, type DynamicModule } from '@nestjs/common';
+import { AppShellModule } from '@retry-safe/app-shell';
 import { ChargesModule } from './charges/charges.module.js';
-import { ProblemExceptionFilter } from './common/problem-exception.filter.js';
-import { RequestContextMiddleware } from './common/request-context.middleware.js';
-import type { AppConfig } from './config/app-config.js';
-import { ConfigModule } from './config/config.module.js';
+import { PROVIDER_PROBLEMS } from './common/provider-problems.js';
+import { APP_CONFIG, type AppConfig } from './config/app-config.js';
+import { providerSettings } from './config/provider-settings.js';
 import { EmailsModule } from './emails/emails.module.js';
-import { HealthModule } from './health/health.module.js';
-import { MetricsModule } from './metrics/metrics.module.js';
+import { MetricsService } from './metrics/metrics.service.js';
 
-/** provider-sim: a payment provider and a mail provider, in memory, standing for external systems. */
+/**
+ * provider-sim: a payment provider and a mail provider, in memory, standing for external systems. It uses the
+ * generic shell (logs, metrics, faults, scenario routes) and none of its callers' contracts.
+ */
 @Module({})
-export class AppModule implements NestModule {
+export class AppModule {
   static forRoot(config: AppConfig): DynamicModule {
     return {
       module: AppModule,
       imports: [
-        ConfigModule.forRoot(config),
         // Inert unless FAULTS_ENABLED=true; then e.g. `drop` after the handler of POST /v1/charges simulates
         // "the provider charged but its response was lost".
-        FaultInjectionModule.forRoot({
-          enabled: config.faultsEnabled,
-          ignorePaths: ['/health', '/metrics', ...ADMIN_PATHS],
+        AppShellModule.forRoot({
+          config,
+          configToken: APP_CONFIG,
+          faultsEnabled: config.faultsEnabled,
+          problems: PROVIDER_PROBLEMS,
+          requestContext: { service: 'provider', requestId: 'propagate' },
+          metrics: MetricsService,
+          settings: providerSettings(config),
         }),
-        AdminModule.forRoot({ enabled: config.faultsEnabled }),
-        MetricsModule,
-        HealthModule,
         ChargesModule,
         EmailsModule,
       ],
-      providers: [{ provide: APP_FILTER, useClass: ProblemExceptionFilter }],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(RequestContextMiddleware).forRoutes('{*path}');
   }
 }

@@ -1,24 +1,11 @@
 import 'reflect-metadata';
-import { ConsoleLogger } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
+import { bootstrap } from '@retry-safe/app-shell';
 import { AppModule } from './app.module.js';
-import { ConfigError, loadConfig } from './config/app-config.js';
+import { loadConfig } from './config/app-config.js';
 
-async function bootstrap(): Promise<void> {
-  const logger = new ConsoleLogger({ json: true, colors: false });
-  const config = loadConfig(process.env);
-  const app = await NestFactory.create(AppModule.forRoot(config), { logger });
-  app.enableShutdownHooks();
-  await app.listen(config.port);
-  logger.log('provider-sim listening', {
-    port: config.port,
-    dedup: config.dedup,
-    latencyMs: config.latencyMs,
-  });
-}
-
-bootstrap().catch((error: unknown) => {
-  // A bad environment is the operator's to fix: its message says what; anything else deserves its stack.
-  console.error(error instanceof ConfigError ? error.message : error);
-  process.exit(1);
+bootstrap({
+  loadConfig: () => loadConfig(process.env),
+  module: (config) => AppModule.forRoot(config),
+  listening: 'provider-sim listening',
+  describe: (config) => ({ dedup: config.dedup, latencyMs: config.latencyMs }),
 });

@@ -1,12 +1,14 @@
+import { RequestProblemCode } from '@retry-safe/contracts/http';
+
 /**
  * Stable codes of the errors every service shares; each app spreads them into its own `...ErrorCode` object and
  * adds its own. {@link ProblemExceptionFilter} turns each of these into one problem response.
  */
 export const ServiceErrorCode = {
-  IdempotencyKeyMissing: 'idempotency_key_missing',
-  IdempotencyKeyInvalid: 'idempotency_key_invalid',
-  ValidationFailed: 'validation_failed',
-  UnsupportedMediaType: 'unsupported_media_type',
+  IdempotencyKeyMissing: RequestProblemCode.IdempotencyKeyMissing,
+  IdempotencyKeyInvalid: RequestProblemCode.IdempotencyKeyInvalid,
+  ValidationFailed: RequestProblemCode.ValidationFailed,
+  UnsupportedMediaType: RequestProblemCode.UnsupportedMediaType,
 } as const;
 /** One of {@link ServiceErrorCode}'s values. */
 export type ServiceErrorCode = (typeof ServiceErrorCode)[keyof typeof ServiceErrorCode];

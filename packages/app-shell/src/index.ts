@@ -1,5 +1,9 @@
-// The public API of @retry-safe/app-shell: the HTTP infrastructure gateway, orders and payments share
-// (provider-sim stands for an external system and keeps its own copies on purpose).
+// The public API of @retry-safe/app-shell: what every app here is made of besides its features (config loading,
+// the problem filter, request context and logs, metrics, health, scenario routes, shutdown order). provider-sim
+// uses it too: it is infrastructure, with no business contract in it.
+export { AppShellModule, SHELL_PATHS } from './shell/app-shell.module.js';
+export { DEFAULT_BODY_LIMIT_BYTES, type AppShellOptions } from './shell/app-shell.options.js';
+export { SHELL_APP_OPTIONS, bootstrap, type BootstrapOptions } from './shell/bootstrap.js';
 export {
   ConfigError,
   envBool,
@@ -22,41 +26,24 @@ export {
 } from './errors.js';
 export {
   IdempotencyKey,
-  IdempotencyKeyRejection,
   createIdempotencyKeyDecorator,
-  parseIdempotencyKeyHeader,
-  parseSfString,
-  serializeSfString,
   type IdempotencyKeyDecoratorOptions,
-  type IdempotencyKeyParse,
-} from './idempotency-key.js';
+} from './idempotency-key.decorator.js';
 export { HttpMetrics, MetricsController, MetricsModule } from './metrics.js';
 export {
   ProblemExceptionFilter,
   describeError,
   downstreamProblemMapper,
+  type ProblemCodeMap,
+  type ProblemCodeMapping,
   type ProblemExceptionFilterOptions,
   type ProblemMapper,
   type ProblemMapperContext,
   type ProblemReply,
 } from './problem-exception.filter.js';
-export {
-  PROBLEM_CONTENT_TYPE,
-  isProblem,
-  problem,
-  problemType,
-  statusTitle,
-  type Problem,
-} from './problem.js';
-export {
-  REDIS_CLIENT,
-  RedisHealthController,
-  RedisHealthModule,
-  RedisModule,
-  createRedisClient,
-  type HealthReport,
-  type RedisModuleOptions,
-} from './redis.js';
+export { statusTitle } from './problem.js';
+export { HealthController, READINESS_CHECKS, type HealthReport, type ReadinessCheck } from './health/health.controller.js';
+export { REDIS_CLIENT, RedisModule, createRedisClient, pingRedis, type RedisModuleOptions } from './redis.js';
 export { relay } from './relay.js';
 export {
   Chain,
@@ -70,12 +57,20 @@ export {
   type RequestContextOptions,
 } from './request-context.js';
 export {
+  Journal,
   RequestJournal,
   RequestJournalController,
+  SCENARIO_JOURNAL,
   preciseNow,
   type JournalEntry,
   type RequestJournalOptions,
-} from './request-journal.js';
+} from './admin/request-journal.js';
+export {
+  RuntimeSettings,
+  type RuntimeSettingsDefinition,
+  type SettingsSnapshot,
+} from './admin/runtime-settings.js';
+export { RuntimeSettingsController } from './admin/runtime-settings.controller.js';
 export { createValidationPipe } from './validation.pipe.js';
 export {
   JSON_BODY_OPTIONS,
@@ -83,4 +78,3 @@ export {
   JsonContentTypeGuard,
   type JsonBodyOptions,
 } from './json-body.js';
-export { captureProblem, type SentProblem } from './capture-problem.js';

@@ -1,8 +1,9 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { HttpClientErrorCode, isHttpClientError } from '@retry-safe/http-client';
+import { PROBLEM_CONTENT_TYPE, isProblem, problem, type Problem } from '@retry-safe/contracts/http';
 import type { Request, Response } from 'express';
 import { ServiceErrorCode, isServiceError } from './errors.js';
-import { PROBLEM_CONTENT_TYPE, isProblem, problem, statusTitle, type Problem } from './problem.js';
+import { statusTitle } from './problem.js';
 import { requestIdOf } from './request-context.js';
 
 /** A problem and the headers that go with it. */
@@ -23,12 +24,27 @@ export interface ProblemMapperContext {
 /** Maps the errors only this app knows; `undefined` hands the error on to the shared mapping. */
 export type ProblemMapper = (error: unknown, context: ProblemMapperContext) => ProblemReply | undefined;
 
+/** How one of the app's error codes leaves: its status and title, and its HTTP `code` when it differs. */
+export interface ProblemCodeMapping {
+  readonly status: number;
+  readonly title: string;
+  /** The snake_case `code` of the problem. @default the error's own `code` (already snake_case) */
+  readonly code?: string;
+  /** Sent with the problem, e.g. `{ 'Retry-After': '1' }`. */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** The app's own error codes (an error's `code` property) and the problems they become. */
+export type ProblemCodeMap = Readonly<Record<string, ProblemCodeMapping>>;
+
 /** Options of a {@link ProblemExceptionFilter}. */
 export interface ProblemExceptionFilterOptions {
   /** Names the service in the 500 detail, e.g. `The gateway` gives "The gateway failed unexpectedly". */
   readonly serviceName: string;
-  /** Runs first, for the app's own codes, its downstream calls, its idempotency errors. */
+  /** Runs first, for what a code alone cannot say: downstream calls, idempotency errors. */
   readonly mapError?: ProblemMapper;
+  /** The app's own codes, recognised on any error by its `code` property (5xx ones are logged as warnings). */
+  readonly codes?: ProblemCodeMap;
 }
 
 const byCode: Record<ServiceErrorCode, { status: number; title: string }> = {
@@ -61,12 +77,12 @@ const bodyErrors: Record<string, { status: number; code: string; title: string; 
 
 /**
  * A service's only exception filter: every error leaves as `application/problem+json`.
- * - First the app's {@link ProblemExceptionFilterOptions.mapError}.
+ * - First the app's {@link ProblemExceptionFilterOptions.mapError}, then its code map
+ *   ({@link ProblemExceptionFilterOptions.codes}).
  * - The shared errors ({@link ServiceErrorCode}) map by `code` (400, 415).
  * - Nest's and body-parser's HttpExceptions keep their status with a stable code; the rest is a logged 500.
  *
- * Apps subclass it with their options (`@Catch() class ProblemExceptionFilter extends ...`) so that
- * `APP_FILTER`'s `useClass` and the tests can build it without arguments.
+ * {@link AppShellModule} provides it as `APP_FILTER` with the app's options; tests build it with the same options.
  */
 @Catch()
 export class ProblemExceptionFilter implements ExceptionFilter {
@@ -97,6 +113,8 @@ export class ProblemExceptionFilter implements ExceptionFilter {
     });
     const mapped = this.options.mapError?.(error, { req, logger: this.logger, internalError });
     if (mapped !== undefined) return mapped;
+    const own = this.ownProblem(error, req);
+    if (own !== undefined) return own;
     if (isServiceError(error)) {
       const { status, title } = byCode[error.code];
       return { problem: problem(status, error.code, title, error.message) };
@@ -114,6 +132,18 @@ export class ProblemExceptionFilter implements ExceptionFilter {
     }
     this.logger.error({ msg: 'unhandled error', requestId: requestIdOf(req), error: describeError(error) });
     return internalError();
+  }
+
+  private ownProblem(error: unknown, req: Request): ProblemReply | undefined {
+    const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
+    const mapping = typeof code === 'string' ? this.options.codes?.[code] : undefined;
+    if (mapping === undefined) return undefined;
+    const message = (error as Error).message;
+    if (mapping.status >= 500) {
+      this.logger.warn({ msg: message, requestId: requestIdOf(req), code, cause: String((error as Error).cause) });
+    }
+    const body = problem(mapping.status, mapping.code ?? (code as string), mapping.title, message);
+    return { problem: body, ...(mapping.headers === undefined ? {} : { headers: { ...mapping.headers } }) };
   }
 }
 

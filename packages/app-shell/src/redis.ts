@@ -1,17 +1,11 @@
 import {
-  Controller,
-  Get,
   Global,
-  HttpStatus,
   Inject,
   Logger,
   Module,
-  Res,
   type DynamicModule,
-  type InjectionToken,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import type { Response } from 'express';
 import { Redis } from 'ioredis';
 
 /** DI token of the shared ioredis client. */
@@ -41,12 +35,16 @@ export function createRedisClient(url: string, logger: Logger): Redis {
   return redis;
 }
 
-/** Options of {@link RedisModule.forRoot}: where the URL comes from (the app's config token). */
-export interface RedisModuleOptions<T> {
-  /** The token of the app's validated config. */
-  readonly configToken: InjectionToken;
-  /** The Redis URL (`REDIS_URL`) in that config. */
-  readonly url: (config: T) => string;
+/** Options of {@link RedisModule.forRoot}. */
+export interface RedisModuleOptions {
+  /** The Redis URL (`REDIS_URL`). */
+  readonly url: string;
+  /**
+   * Fail fast while Redis is down ({@link createRedisClient}): what a request path wants, a 503 at once rather than
+   * a hang. `false` keeps ioredis' offline queue (one retry per command), for a consumer that would rather wait.
+   * @default true
+   */
+  readonly failFast?: boolean;
 }
 
 /** The Redis client of the service ({@link REDIS_CLIENT}), closed on shutdown after everything that uses it. */
@@ -55,14 +53,16 @@ export interface RedisModuleOptions<T> {
 export class RedisModule implements OnApplicationShutdown {
   constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {}
 
-  static forRoot<T>(options: RedisModuleOptions<T>): DynamicModule {
+  static forRoot(options: RedisModuleOptions): DynamicModule {
     return {
       module: RedisModule,
       providers: [
         {
           provide: REDIS_CLIENT,
-          inject: [options.configToken],
-          useFactory: (config: T) => createRedisClient(options.url(config), new Logger('redis')),
+          useFactory: () =>
+            options.failFast === false
+              ? new Redis(options.url, { maxRetriesPerRequest: 1 })
+              : createRedisClient(options.url, new Logger('redis')),
         },
       ],
       exports: [REDIS_CLIENT],
@@ -75,32 +75,10 @@ export class RedisModule implements OnApplicationShutdown {
   }
 }
 
-/** What `GET /health` answers. */
-export interface HealthReport {
-  status: 'ok' | 'unavailable';
-  checks: { redis: 'up' | 'down' };
-}
-
 const PING_TIMEOUT_MS = 500;
 
-/** `GET /health`: 200 when Redis ({@link REDIS_CLIENT}) answers a PING within 500 ms, 503 otherwise. */
-@Controller('health')
-export class RedisHealthController {
-  constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {}
-
-  @Get()
-  async check(@Res({ passthrough: true }) res: Response): Promise<HealthReport> {
-    const redisUp = await ping(this.redis);
-    if (!redisUp) res.status(HttpStatus.SERVICE_UNAVAILABLE);
-    return { status: redisUp ? 'ok' : 'unavailable', checks: { redis: redisUp ? 'up' : 'down' } };
-  }
-}
-
-/** Liveness and readiness: `GET /health` on the service's Redis (import {@link RedisModule} too). */
-@Module({ controllers: [RedisHealthController] })
-export class RedisHealthModule {}
-
-async function ping(redis: Redis): Promise<boolean> {
+/** True when `redis` answers PING within 500 ms. */
+export async function pingRedis(redis: Redis): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);

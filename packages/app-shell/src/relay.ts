@@ -1,9 +1,10 @@
+import { ChainHeader } from '@retry-safe/contracts/http';
 import type { ServiceResponse } from '@retry-safe/http-client';
 import type { Response } from 'express';
 
 // What a hop passes up from the answer it got: the media type (problem+json stays problem+json), the retry hint
 // of a 409 or 503, and the replay marker of a stored result.
-const RELAYED_HEADERS = ['content-type', 'retry-after', 'idempotent-replayed'] as const;
+const RELAYED_HEADERS = ['content-type', 'retry-after', ChainHeader.IdempotentReplayed] as const;
 
 /**
  * Answers with a downstream response as it came: status, the headers above, and the body (re-serialized by

@@ -7,10 +7,11 @@ import {
   type ExecutionContext,
   type NestMiddleware,
 } from '@nestjs/common';
-import { DEADLINE_HEADER, REQUEST_ID_HEADER, parseDeadline } from '@retry-safe/http-client';
+import { ChainHeader } from '@retry-safe/contracts/http';
+import { parseDeadline } from '@retry-safe/http-client';
 import type { NextFunction, Request, Response } from 'express';
 import { HttpMetrics } from './metrics.js';
-import { RequestJournal, preciseNow } from './request-journal.js';
+import { RequestJournal, preciseNow } from './admin/request-journal.js';
 
 // What a request id from upstream may look like; anything else is replaced (it ends up in logs).
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -101,7 +102,7 @@ export class RequestContextMiddleware implements NestMiddleware {
 
   use(req: Request, res: Response, next: NextFunction): void {
     const { service, tenantOf } = this.options;
-    const incoming = req.headers[REQUEST_ID_HEADER];
+    const incoming = req.headers[ChainHeader.RequestId];
     const minted = this.options.requestId === 'mint';
     const requestId =
       !minted && typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
@@ -111,10 +112,10 @@ export class RequestContextMiddleware implements NestMiddleware {
         ? { requestId }
         : {
             requestId,
-            deadline: parseDeadline(req.headers[DEADLINE_HEADER], Date.now(), budget, MAX_BUDGET_MS),
+            deadline: parseDeadline(req.headers[ChainHeader.Deadline], Date.now(), budget, MAX_BUDGET_MS),
           };
     contexts.set(req, context);
-    res.setHeader(REQUEST_ID_HEADER, requestId);
+    res.setHeader(ChainHeader.RequestId, requestId);
     const started = process.hrtime.bigint();
     const startedAt = preciseNow();
     // The answer's last byte left at `finish`; `close` can come later (the journal orders answers across services).
@@ -140,7 +141,7 @@ export class RequestContextMiddleware implements NestMiddleware {
         path: req.originalUrl,
         route,
         status,
-        replayed: res.getHeader('idempotent-replayed') === 'true',
+        replayed: res.getHeader(ChainHeader.IdempotentReplayed) === 'true',
         durationMs: Math.round(seconds * 1000),
       });
       if (
@@ -149,7 +150,7 @@ export class RequestContextMiddleware implements NestMiddleware {
         route !== '/metrics' &&
         !req.originalUrl.startsWith('/__')
       ) {
-        const key = req.headers['idempotency-key'];
+        const key = req.headers[ChainHeader.IdempotencyKey];
         this.journal.record({
           service,
           requestId,
@@ -160,7 +161,7 @@ export class RequestContextMiddleware implements NestMiddleware {
           startedAt,
           endedAt: finishedAt ?? preciseNow(),
           status: status === 'aborted' ? status : res.statusCode,
-          replayed: res.getHeader('idempotent-replayed') === 'true',
+          replayed: res.getHeader(ChainHeader.IdempotentReplayed) === 'true',
         });
       }
     });

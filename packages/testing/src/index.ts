@@ -9,3 +9,4 @@ export {
 export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process.js';
 export { startTcpProxy, type ProxyConnection, type TcpProxy, type TcpProxyTarget } from './tcp-proxy.js';
+export { captureProblem, type SentProblem } from './capture-problem.js';

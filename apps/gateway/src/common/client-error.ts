@@ -1,6 +1,6 @@
 import { STATUS_CODES, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { problem, PROBLEM_CONTENT_TYPE } from '@retry-safe/app-shell';
+import { problem, PROBLEM_CONTENT_TYPE } from '@retry-safe/contracts/http';
 
 /** What Node's HTTP parser refuses before any route runs, by the status it answers. */
 const PARSER_PROBLEMS: Record<number, { code: string; title: string; detail: string }> = {

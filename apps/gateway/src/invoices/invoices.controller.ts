@@ -3,9 +3,8 @@ import type { Response } from 'express';
 import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
 import { ApiTokenGuard } from '../auth/api-token.guard.js';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
-import { OrderIdSchema } from '../common/order-id.js';
 import { OrdersClient } from '../orders/orders.client.js';
-import { RequestInvoiceSchema, type RequestInvoice } from './request-invoice.schema.js';
+import { InvoiceRequestSchema, OrderIdSchema, type InvoiceRequest } from '@retry-safe/contracts';
 
 /**
  * Asks for an invoice email: orders enqueues a job and answers 202 `{deliveryId}`. Calling it twice publishes two
@@ -20,7 +19,7 @@ export class InvoicesController {
   async request(
     @AuthenticatedCaller() caller: Caller,
     @Param('orderId', { schema: OrderIdSchema }) orderId: string,
-    @Body({ schema: RequestInvoiceSchema }) invoice: RequestInvoice,
+    @Body({ schema: InvoiceRequestSchema }) invoice: InvoiceRequest,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
     const upstream = await this.orders.requestInvoice({ orderId, ...invoice }, caller);

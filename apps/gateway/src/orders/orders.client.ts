@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   HttpClientErrorCode,
   createServiceClient,
@@ -8,13 +8,12 @@ import {
   type ServiceClient,
   type ServiceResponse,
 } from '@retry-safe/http-client';
-import { HttpMetrics, serializeSfString } from '@retry-safe/app-shell';
-import { RuntimeSettings } from '../admin/runtime-settings.service.js';
+import { HttpMetrics, RuntimeSettings } from '@retry-safe/app-shell';
+import { ChainHeader } from '@retry-safe/contracts/http';
+import { formatIdempotencyKey } from '@retry-safe/idempotency';
 import type { Caller } from '../auth/caller.decorator.js';
 import { GATEWAY_CONFIG, KeyMode, type GatewayConfig } from '../config/gateway-config.js';
-
-/** Header that carries the authenticated tenant to the internal services. */
-export const TENANT_HEADER = 'x-tenant-id';
+import type { GatewaySettings } from '../config/gateway-settings.js';
 
 /** A payment as the gateway forwards it (orders adds nothing but the hop). */
 export interface PaymentRequest {
@@ -40,15 +39,13 @@ export class OrdersClient {
   private readonly logger = new Logger(OrdersClient.name);
   private readonly client: ServiceClient;
   private readonly regenerating: ServiceClient;
-  private readonly settings: RuntimeSettings;
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     private readonly metrics: HttpMetrics,
-    // The key mode in force (start-up, or a scenario's `PUT /__config`); without it, the start-up one.
-    @Optional() settings?: RuntimeSettings,
+    // The key mode in force: start-up, or a scenario's `PUT /__config`.
+    private readonly settings: RuntimeSettings<GatewaySettings>,
   ) {
-    this.settings = settings ?? new RuntimeSettings(config);
     const common = {
       baseURL: config.ordersUrl,
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
@@ -82,14 +79,14 @@ export class OrdersClient {
     const path = `/v1/orders/${encodeURIComponent(payment.orderId)}/payments`;
     const body = { amount: payment.amount, currency: payment.currency };
     const deadline = Date.now() + this.config.deadlineMs;
-    if (this.settings.keyMode === KeyMode.Regenerate)
+    if (this.settings.current.keyMode === KeyMode.Regenerate)
       return this.postRegeneratingKeys(path, body, deadline, context);
     return this.client.post(path, body, {
-      // The canonical sf-string form, so a key with spaces or quotes reaches payments exactly as the client meant.
-      idempotencyKey: serializeSfString(idempotencyKey),
+      // The wire form between services (an sf-string): a key with spaces or quotes arrives as the client meant it.
+      idempotencyKey: formatIdempotencyKey(idempotencyKey),
       requestId: context.requestId,
       deadline,
-      headers: { [TENANT_HEADER]: context.tenantId },
+      headers: { [ChainHeader.Tenant]: context.tenantId },
     });
   }
 
@@ -101,7 +98,7 @@ export class OrdersClient {
       {
         requestId: context.requestId,
         deadline: Date.now() + this.config.deadlineMs,
-        headers: { [TENANT_HEADER]: context.tenantId },
+        headers: { [ChainHeader.Tenant]: context.tenantId },
       },
     );
   }
@@ -127,10 +124,10 @@ export class OrdersClient {
       });
       try {
         return await this.regenerating.post(path, body, {
-          idempotencyKey: serializeSfString(key),
+          idempotencyKey: formatIdempotencyKey(key),
           requestId: context.requestId,
           deadline,
-          headers: { [TENANT_HEADER]: context.tenantId },
+          headers: { [ChainHeader.Tenant]: context.tenantId },
         });
       } catch (error) {
         if (!isHttpClientError(error) || error.code === HttpClientErrorCode.InvalidRequest) throw error;

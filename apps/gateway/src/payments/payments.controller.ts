@@ -3,10 +3,9 @@ import type { Response } from 'express';
 import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
 import { ApiTokenGuard } from '../auth/api-token.guard.js';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
-import { OrderIdSchema } from '../common/order-id.js';
 import { IdempotencyKey } from '../idempotency-key/idempotency-key.decorator.js';
 import { OrdersClient } from '../orders/orders.client.js';
-import { CreatePaymentSchema, type CreatePayment } from './create-payment.schema.js';
+import { OrderIdSchema, OrderPaymentSchema, type OrderPayment } from '@retry-safe/contracts';
 
 /**
  * The public payment API. Checks, in order: bearer token (401), media type (415), `Idempotency-Key` (400), path and
@@ -23,7 +22,7 @@ export class PaymentsController {
     @AuthenticatedCaller() caller: Caller,
     @IdempotencyKey() idempotencyKey: string,
     @Param('orderId', { schema: OrderIdSchema }) orderId: string,
-    @Body({ schema: CreatePaymentSchema }) payment: CreatePayment,
+    @Body({ schema: OrderPaymentSchema }) payment: OrderPayment,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
     const upstream = await this.orders.createPayment({ orderId, ...payment }, idempotencyKey, caller);

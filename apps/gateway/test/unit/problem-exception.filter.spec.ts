@@ -2,22 +2,22 @@ import { describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import {
   IdempotencyKeyInvalidError,
+  ProblemExceptionFilter,
   UnsupportedMediaTypeError,
   ValidationFailedError,
-  captureProblem,
-  type SentProblem,
 } from '@retry-safe/app-shell';
+import { captureProblem, type SentProblem } from '@retry-safe/testing';
 import { IdempotencyKeyMissingError, UnauthorizedError } from '../../src/common/gateway-errors.js';
-import { ProblemExceptionFilter } from '../../src/common/problem-exception.filter.js';
+import { GATEWAY_PROBLEMS } from '../../src/common/gateway-problems.js';
 
 // The filter logs what it maps; keep the test output clean.
 Logger.overrideLogger(false);
 
 function catchWith(error: unknown): SentProblem {
-  return captureProblem(new ProblemExceptionFilter(), error);
+  return captureProblem(new ProblemExceptionFilter(GATEWAY_PROBLEMS), error);
 }
 
-describe('ProblemExceptionFilter (gateway)', () => {
+describe('ProblemExceptionFilter with the gateway\'s problems', () => {
   it.each([
     [new UnauthorizedError('no token'), 401, 'unauthorized'],
     [new IdempotencyKeyMissingError(), 400, 'idempotency_key_missing'],

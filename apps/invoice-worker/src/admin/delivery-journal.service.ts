@@ -1,4 +1,6 @@
-import { Injectable } from '@nestjs/common';
+import { Journal } from '@retry-safe/app-shell';
+
+export { preciseNow } from '@retry-safe/app-shell';
 
 /** One delivery (one processing attempt of a job) as the journal keeps it. */
 export interface DeliveryEntry {
@@ -22,40 +24,12 @@ export interface DeliveryEntry {
   readonly error?: string;
 }
 
-/** Epoch milliseconds with sub-millisecond precision, comparable across the processes of one host. */
-export function preciseNow(): number {
-  return performance.timeOrigin + performance.now();
-}
-
 /**
- * The last deliveries this process handled, for `GET /__requests`: the scenario runner draws its sequence
- * diagrams from them. Kept only with `FAULTS_ENABLED=true`, bounded (1000), in memory.
+ * The last deliveries this process handled, for `GET /__requests` (the shell serves it as the app's journal): the
+ * scenario runner draws its sequence diagrams from them. Kept only with `FAULTS_ENABLED=true`, bounded, in memory.
  */
-@Injectable()
-export class DeliveryJournal {
-  private readonly entries: DeliveryEntry[] = [];
-  private seq = 0;
-
-  constructor(private readonly options: { readonly enabled: boolean; readonly capacity?: number }) {}
-
-  get enabled(): boolean {
-    return this.options.enabled;
-  }
-
-  record(entry: Omit<DeliveryEntry, 'seq' | 'service'>): void {
-    if (!this.options.enabled) return;
-    this.seq += 1;
-    this.entries.push({ seq: this.seq, service: 'worker', ...entry });
-    const capacity = this.options.capacity ?? 1000;
-    if (this.entries.length > capacity) this.entries.splice(0, this.entries.length - capacity);
-  }
-
-  /** Entries, oldest first. */
-  list(): DeliveryEntry[] {
-    return [...this.entries];
-  }
-
-  clear(): void {
-    this.entries.length = 0;
+export class DeliveryJournal extends Journal<DeliveryEntry> {
+  override record(entry: Omit<DeliveryEntry, 'seq' | 'service'>): void {
+    super.record({ service: 'worker', ...entry });
   }
 }

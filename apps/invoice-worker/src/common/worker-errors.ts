@@ -8,10 +8,6 @@ export const InvoiceWorkerErrorCode = {
   MailUnavailable: 'MAIL_PROVIDER_UNAVAILABLE',
   /** A fault rule made this step fail on purpose (scenarios only). */
   FaultInjected: 'FAULT_INJECTED',
-  /** `/health` found Redis unreachable. */
-  RedisUnavailable: 'REDIS_UNAVAILABLE',
-  /** A `PUT /__config` body that does not match its schema (scenarios only). */
-  SettingsInvalid: 'SETTINGS_INVALID',
 } as const;
 /** One of {@link InvoiceWorkerErrorCode}'s values. */
 export type InvoiceWorkerErrorCode = (typeof InvoiceWorkerErrorCode)[keyof typeof InvoiceWorkerErrorCode];
@@ -74,26 +70,6 @@ export class InjectedFaultError extends InvoiceWorkerError {
     options?: ErrorOptions,
   ) {
     super(`injected fault at ${point}`, { point }, options);
-  }
-}
-
-/** `/health`: Redis did not answer PING. */
-export class RedisUnavailableError extends InvoiceWorkerError {
-  readonly code = InvoiceWorkerErrorCode.RedisUnavailable;
-  constructor(options?: ErrorOptions) {
-    super('Redis did not answer PING', {}, options);
-  }
-}
-
-/** `PUT /__config`: the body does not match its schema. */
-export class SettingsInvalidError extends InvoiceWorkerError {
-  readonly code = InvoiceWorkerErrorCode.SettingsInvalid;
-  constructor(
-    /** One line per problem, e.g. `enabled: expected boolean`. */
-    readonly issues: readonly string[],
-    options?: ErrorOptions,
-  ) {
-    super(`invalid settings: ${issues.join('; ')}`, { issues }, options);
   }
 }
 

@@ -1,8 +1,8 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
+import { RuntimeSettings } from '@retry-safe/app-shell';
 import { CoordinateOutcome, schemaCodec, type IdempotencyCoordinator } from '@retry-safe/idempotency';
 import { IDEMPOTENCY_COORDINATOR } from '@retry-safe/idempotency/nest';
-import { RuntimeSettings } from '../admin/runtime-settings.service.js';
-import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
+import type { WorkerSettings } from '../config/worker-settings.js';
 import { JobFaultPoint, JobFaults } from '../faults/job-faults.js';
 import { MailProviderClient } from '../mail/mail-provider.client.js';
 import { INVOICE_RESULT_TTL_MS, invoiceIdempotency } from './invoice-idempotency.js';
@@ -26,18 +26,13 @@ const codec = schemaCodec(InvoiceReceiptSchema);
  */
 @Injectable()
 export class InvoiceSender {
-  private readonly settings: RuntimeSettings;
-
   constructor(
-    @Inject(APP_CONFIG) config: AppConfig,
     @Inject(IDEMPOTENCY_COORDINATOR) private readonly coordinator: IdempotencyCoordinator,
     private readonly mail: MailProviderClient,
     private readonly faults: JobFaults,
-    // `IDEMPOTENCY_ENABLED` in force (start-up, or a scenario's `PUT /__config`); without it, the start-up one.
-    @Optional() settings?: RuntimeSettings,
-  ) {
-    this.settings = settings ?? new RuntimeSettings(config);
-  }
+    // `IDEMPOTENCY_ENABLED` in force: start-up, or a scenario's `PUT /__config`.
+    private readonly settings: RuntimeSettings<WorkerSettings>,
+  ) {}
 
   /**
    * Sends (or replays) the invoice of `job`.
@@ -59,7 +54,7 @@ export class InvoiceSender {
       return receipt;
     };
 
-    if (!this.settings.idempotencyEnabled) {
+    if (!this.settings.current.enabled) {
       // The unprotected design, kept for scenarios: every delivery sends.
       return { receipt: await action(), outcome: CoordinateOutcome.Unprotected };
     }

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createServiceClient, isHttpClientError, type ServiceClient } from '@retry-safe/http-client';
+import { formatIdempotencyKey } from '@retry-safe/idempotency';
 import { z } from 'zod';
 import { MailProviderRejectedError, MailProviderUnavailableError } from '../common/worker-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
@@ -50,7 +51,7 @@ export class MailProviderClient {
     let response;
     try {
       response = await this.http.post<unknown>('/v1/emails', email, {
-        idempotencyKey: options.idempotencyKey,
+        idempotencyKey: formatIdempotencyKey(options.idempotencyKey),
         requestId: options.requestId,
       });
     } catch (error) {

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { HttpMetrics } from '@retry-safe/app-shell';
+import { Counter, Histogram } from 'prom-client';
 
 /** How one delivery (one processing attempt of a job) ended. */
 export const DeliveryOutcome = {
@@ -13,11 +14,9 @@ export const DeliveryOutcome = {
 /** One of {@link DeliveryOutcome}'s values. */
 export type DeliveryOutcome = (typeof DeliveryOutcome)[keyof typeof DeliveryOutcome];
 
-/** Prometheus metrics of invoice-worker, in a registry of its own. */
+/** Prometheus metrics of invoice-worker: the shell's HTTP metrics and its job metrics, in a registry of its own. */
 @Injectable()
-export class MetricsService {
-  readonly registry = new Registry();
-
+export class MetricsService extends HttpMetrics {
   /** Deliveries by outcome: `completed`, `retried`, `failed`. */
   readonly jobs = new Counter({
     name: 'invoice_jobs_total',
@@ -56,8 +55,4 @@ export class MetricsService {
     labelNames: ['point', 'action'] as const,
     registers: [this.registry],
   });
-
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
-  }
 }

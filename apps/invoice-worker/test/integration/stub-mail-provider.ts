@@ -1,7 +1,11 @@
 import { createServer, type Server } from 'node:http';
+import { parseIdempotencyKeyHeader } from '@retry-safe/idempotency';
 import { freePort } from '@retry-safe/testing';
 
-/** A stand-in for the mail provider (apps never import each other): sends on every call, records the keys. */
+/**
+ * A stand-in for the mail provider (apps never import each other): sends on every call, records the keys as a
+ * provider reads them (decoded from their wire form).
+ */
 export interface StubMailProvider {
   readonly url: string;
   readonly calls: { idempotencyKey: string | undefined; to: string }[];
@@ -17,8 +21,8 @@ export async function startStubMailProvider(): Promise<StubMailProvider> {
     let body = '';
     req.on('data', (chunk: Buffer) => (body += chunk.toString()));
     req.on('end', () => {
-      const key = req.headers['idempotency-key'];
-      calls.push({ idempotencyKey: typeof key === 'string' ? key : undefined, to: JSON.parse(body).to });
+      const key = parseIdempotencyKeyHeader(req.headersDistinct['idempotency-key'], { maxLength: 512 });
+      calls.push({ idempotencyKey: key.ok ? key.key : undefined, to: JSON.parse(body).to });
       res.writeHead(status, {
         'content-type': status < 300 ? 'application/json' : 'application/problem+json',
       });

@@ -1,6 +1,8 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { fingerprintOf, type CoordinateRequest, type IdempotencyCoordinator } from '@retry-safe/idempotency';
+import { RuntimeSettings } from '@retry-safe/app-shell';
 import { loadConfig } from '../../src/config/app-config.js';
+import { workerSettings } from '../../src/config/worker-settings.js';
 import { JobFaultPoint, type JobFaults } from '../../src/faults/job-faults.js';
 import type { InvoiceJob } from '../../src/invoices/invoice-job.js';
 import { InvoiceSender } from '../../src/invoices/invoice-sender.service.js';
@@ -29,10 +31,10 @@ function setUp(env: Record<string, string>) {
     ),
   };
   const sender = new InvoiceSender(
-    loadConfig(env),
     coordinator as unknown as IdempotencyCoordinator,
     mail as unknown as MailProviderClient,
     faults as unknown as JobFaults,
+    new RuntimeSettings(workerSettings(loadConfig(env))),
   );
   return { sender, mail, faults, coordinator, requests };
 }

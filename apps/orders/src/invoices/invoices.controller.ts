@@ -1,8 +1,7 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
 import { Chain, type ChainContext, JsonContentTypeGuard } from '@retry-safe/app-shell';
-import { OrderIdSchema } from '../common/order-id.js';
 import { TenantId } from '../common/tenant-id.decorator.js';
-import { RequestInvoiceSchema, type RequestInvoice } from './invoice-job.js';
+import { InvoiceRequestSchema, OrderIdSchema, type InvoiceRequest } from '@retry-safe/contracts';
 import { InvoicesService, type InvoiceReceipt } from './invoices.service.js';
 
 /** Internal: asks for an invoice email; 202 `{deliveryId}` once the job is on the queue. */
@@ -16,7 +15,7 @@ export class InvoicesController {
   request(
     @TenantId() tenantId: string,
     @Param('orderId', { schema: OrderIdSchema }) orderId: string,
-    @Body({ schema: RequestInvoiceSchema }) invoice: RequestInvoice,
+    @Body({ schema: InvoiceRequestSchema }) invoice: InvoiceRequest,
     @Chain() chain: ChainContext,
   ): Promise<InvoiceReceipt> {
     return this.invoices.publish(tenantId, orderId, invoice.version, invoice.email, chain.requestId);

@@ -6,7 +6,7 @@ import { REDIS_CLIENT } from '@retry-safe/app-shell';
 import { QueueUnavailableError } from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-import { INVOICES_QUEUE, INVOICE_JOB_NAME, InvoiceJobSchema, type InvoiceJob } from './invoice-job.js';
+import { INVOICES_QUEUE, INVOICE_JOB_NAME, InvoiceJobSchema, type InvoiceJob } from '@retry-safe/contracts';
 
 /** What the producer tells its caller: the id of this delivery of the invoice. */
 export interface InvoiceReceipt {

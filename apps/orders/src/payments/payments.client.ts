@@ -1,16 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createServiceClient, type ServiceClient, type ServiceResponse } from '@retry-safe/http-client';
 import { type ChainContext } from '@retry-safe/app-shell';
+import type { PaymentCommand } from '@retry-safe/contracts';
+import { formatIdempotencyKey } from '@retry-safe/idempotency';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
-
-/** The internal payment command payments executes. */
-export interface PaymentCommand {
-  readonly tenantId: string;
-  readonly orderId: string;
-  readonly amount: number;
-  readonly currency: string;
-}
 
 /**
  * The orders service's client of payments (`PAYMENTS_URL`, round robin over several replicas, one per attempt):
@@ -36,14 +30,14 @@ export class PaymentsClient {
     });
   }
 
-  /** `POST /v1/payments` with the client's key as it came. */
+  /** `POST /v1/payments` with the client's key, in the wire form between services. */
   charge(
     payment: PaymentCommand,
     idempotencyKey: string,
     chain: ChainContext,
   ): Promise<ServiceResponse<unknown>> {
     return this.client.post('/v1/payments', payment, {
-      idempotencyKey,
+      idempotencyKey: formatIdempotencyKey(idempotencyKey),
       requestId: chain.requestId,
       deadline: chain.deadline,
     });

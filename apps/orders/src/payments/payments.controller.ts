@@ -1,14 +1,13 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { Chain, type ChainContext, JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
-import { ForwardedIdempotencyKey } from '../common/forwarded-idempotency-key.decorator.js';
-import { OrderIdSchema } from '../common/order-id.js';
+import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
+import { OrderIdSchema, OrderPaymentSchema, type OrderPayment } from '@retry-safe/contracts';
 import { TenantId } from '../common/tenant-id.decorator.js';
-import { CreatePaymentSchema, type CreatePayment } from './create-payment.schema.js';
 import { PaymentsClient } from './payments.client.js';
 
 /**
- * Internal: pays an order. Turns the order's payment into the payments command and relays the answer unchanged
+ * Internal: pays an order. Reads the key with the chain's one parser (the rules payments applies), turns the
+ * order's payment into the payments command, and relays the answer unchanged
  * (201 Charge with `Idempotent-Replayed`, or the problem with its status, `code` and `Retry-After`).
  */
 @Controller('v1/orders')
@@ -19,9 +18,9 @@ export class PaymentsController {
   @Post(':orderId/payments')
   async create(
     @TenantId() tenantId: string,
-    @ForwardedIdempotencyKey() idempotencyKey: string,
+    @IdempotencyKey() idempotencyKey: string,
     @Param('orderId', { schema: OrderIdSchema }) orderId: string,
-    @Body({ schema: CreatePaymentSchema }) payment: CreatePayment,
+    @Body({ schema: OrderPaymentSchema }) payment: OrderPayment,
     @Chain() chain: ChainContext,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {

@@ -5,17 +5,17 @@ import {
   IdempotencyKeyMissingError,
   UnsupportedMediaTypeError,
   ValidationFailedError,
-  captureProblem,
-  type SentProblem,
+  ProblemExceptionFilter,
 } from '@retry-safe/app-shell';
+import { captureProblem, type SentProblem } from '@retry-safe/testing';
 import { QueueUnavailableError } from '../../src/common/orders-errors.js';
-import { ProblemExceptionFilter } from '../../src/common/problem-exception.filter.js';
+import { ORDERS_PROBLEMS } from '../../src/common/orders-problems.js';
 
 // The filter logs what it maps; keep the test output clean.
 Logger.overrideLogger(false);
 
 function catchWith(error: unknown): SentProblem {
-  return captureProblem(new ProblemExceptionFilter(), error);
+  return captureProblem(new ProblemExceptionFilter(ORDERS_PROBLEMS), error);
 }
 
 describe('ProblemExceptionFilter (orders)', () => {

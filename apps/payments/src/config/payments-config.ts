@@ -1,4 +1,4 @@
-import { InFlightMode, StoreUnavailablePolicy } from '@retry-safe/idempotency';
+import { IdempotencyLimits, InFlightMode, StoreUnavailablePolicy } from '@retry-safe/idempotency';
 import {
   ConfigError,
   envBool,
@@ -9,6 +9,9 @@ import {
   parseEnv,
 } from '@retry-safe/app-shell';
 import { z } from 'zod';
+
+/** Longest lease a deployment may set: an hour (a crashed request blocks its key at most this long). */
+export const MAX_LEASE_MS = 3_600_000;
 
 /** The environment the payments service reads, once, at start-up. */
 const EnvSchema = z.object({
@@ -23,8 +26,8 @@ const EnvSchema = z.object({
       error: "must be 'raise', 'wait' or 'run'",
     })
     .default(InFlightMode.Raise),
-  IDEMPOTENCY_TTL_MS: envInt(1_000, 30 * 86_400_000).default(3_600_000),
-  IDEMPOTENCY_LEASE_MS: envInt(10, 3_600_000).default(30_000),
+  IDEMPOTENCY_TTL_MS: envInt(IdempotencyLimits.minTtlMs, IdempotencyLimits.maxTtlMs).default(3_600_000),
+  IDEMPOTENCY_LEASE_MS: envInt(IdempotencyLimits.minLeaseMs, MAX_LEASE_MS).default(30_000),
   IDEMPOTENCY_RENEW_LEASE: envBool().default(true),
   IDEMPOTENCY_ON_STORE_UNAVAILABLE: z
     .enum([StoreUnavailablePolicy.FailClosed, StoreUnavailablePolicy.FailOpen], {

@@ -2,11 +2,10 @@ import { Body, Controller, HttpCode, HttpStatus, Post, Res, UseGuards } from '@n
 import { CoordinateOutcome } from '@retry-safe/idempotency';
 import type { Response } from 'express';
 import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/app-shell';
-import { PaymentCommandSchema, type Charge, type PaymentCommand } from './charge.js';
+import { PaymentCommandSchema, type PaymentCommand } from '@retry-safe/contracts';
+import { ChainHeader } from '@retry-safe/contracts/http';
+import type { Charge } from './charge.js';
 import { PaymentsService } from './payments.service.js';
-
-/** Header that marks a stored result answered again. */
-export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /**
  * Internal: `POST /v1/payments` charges an order once per `Idempotency-Key`. 201 with the Charge; the same bytes
@@ -26,7 +25,7 @@ export class PaymentsController {
     @Res({ passthrough: true }) res: Response,
   ): Promise<Charge> {
     const { charge, outcome } = await this.payments.charge(command, idempotencyKey, chain);
-    if (outcome === CoordinateOutcome.Replayed) res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    if (outcome === CoordinateOutcome.Replayed) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
     return charge;
   }
 }

@@ -1,8 +1,8 @@
 import { Module } from '@nestjs/common';
 import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
-import type { Redis } from 'ioredis';
 import { REDIS_CLIENT } from '@retry-safe/app-shell';
+import type { Redis } from 'ioredis';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ProviderModule } from '../provider/provider.module.js';

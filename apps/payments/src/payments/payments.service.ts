@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Optional } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import { remainingMs } from '@retry-safe/http-client';
 import {
   CoordinateOutcome,
@@ -9,12 +9,13 @@ import {
   type CoordinateOutcome as Outcome,
 } from '@retry-safe/idempotency';
 import { IDEMPOTENCY_COORDINATOR } from '@retry-safe/idempotency/nest';
-import { type ChainContext } from '@retry-safe/app-shell';
-import { RuntimeSettings } from '../admin/runtime-settings.service.js';
+import { RuntimeSettings, type ChainContext } from '@retry-safe/app-shell';
+import type { PaymentCommand } from '@retry-safe/contracts';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
+import { idempotencyInForce, type PaymentsSettings } from '../config/payments-settings.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ProviderClient } from '../provider/provider.client.js';
-import { ChargeSchema, type Charge, type PaymentCommand } from './charge.js';
+import { ChargeSchema, type Charge } from './charge.js';
 
 /** A Charge and how it was obtained. */
 export interface PaymentResult {
@@ -40,23 +41,19 @@ export function chargeOperation(tenantId: string): string {
  */
 @Injectable()
 export class PaymentsService {
-  private readonly settings: RuntimeSettings;
-
   constructor(
-    @Inject(PAYMENTS_CONFIG) config: PaymentsConfig,
+    @Inject(PAYMENTS_CONFIG) private readonly config: PaymentsConfig,
     @Inject(IDEMPOTENCY_COORDINATOR) private readonly coordinator: IdempotencyCoordinator,
     private readonly provider: ProviderClient,
     private readonly metrics: MetricsService,
-    // The settings in force (start-up settings, or a scenario's `PUT /__config`); without it, the start-up ones.
-    @Optional() settings?: RuntimeSettings,
-  ) {
-    this.settings = settings ?? new RuntimeSettings(config);
-  }
+    // The settings in force: start-up, or a scenario's `PUT /__config`.
+    private readonly settings: RuntimeSettings<PaymentsSettings>,
+  ) {}
 
   async charge(command: PaymentCommand, idempotencyKey: string, chain: ChainContext): Promise<PaymentResult> {
     const operation = chargeOperation(command.tenantId);
     const providerKey = `${operation}.${idempotencyKey}`;
-    const settings = this.settings.idempotency;
+    const settings = idempotencyInForce(this.config, this.settings.current);
     if (!settings.enabled) {
       // The unprotected design: every call that reaches this line charges.
       return this.count({

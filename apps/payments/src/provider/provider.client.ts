@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { createServiceClient, type ServiceClient } from '@retry-safe/http-client';
-import { type ChainContext, isProblem } from '@retry-safe/app-shell';
+import { type ChainContext } from '@retry-safe/app-shell';
+import { isProblem } from '@retry-safe/contracts/http';
+import { formatIdempotencyKey } from '@retry-safe/idempotency';
 import { PaymentRejectedError } from '../common/payments-errors.js';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
 import { MetricsService } from '../metrics/metrics.service.js';
@@ -56,7 +58,7 @@ export class ProviderClient {
     chain: ChainContext,
   ): Promise<ProviderCharge> {
     const response = await this.client.post<ProviderCharge>('/v1/charges', request, {
-      idempotencyKey: providerKey,
+      idempotencyKey: formatIdempotencyKey(providerKey),
       requestId: chain.requestId,
       deadline: chain.deadline,
     });

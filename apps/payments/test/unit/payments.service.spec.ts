@@ -6,10 +6,12 @@ import {
   type IdempotencyCoordinator,
   type IdempotentAction,
 } from '@retry-safe/idempotency';
-import { type ChainContext } from '@retry-safe/app-shell';
-import { loadPaymentsConfig } from '../../src/config/payments-config.js';
+import { RuntimeSettings, type ChainContext } from '@retry-safe/app-shell';
+import type { PaymentCommand } from '@retry-safe/contracts';
+import { loadPaymentsConfig, type PaymentsConfig } from '../../src/config/payments-config.js';
+import { paymentsSettings } from '../../src/config/payments-settings.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
-import { type Charge, type PaymentCommand } from '../../src/payments/charge.js';
+import { type Charge } from '../../src/payments/charge.js';
 import { PaymentsService, chargeOperation } from '../../src/payments/payments.service.js';
 import type { ProviderClient, ProviderChargeRequest } from '../../src/provider/provider.client.js';
 
@@ -20,6 +22,12 @@ const command: PaymentCommand = {
   currency: 'EUR',
 };
 const chain: ChainContext = { requestId: 'req-1', deadline: Date.now() + 5_000 };
+
+/** The service as the app builds it: with the settings in force of `config`. */
+function serviceFor(config: PaymentsConfig, coordinator: IdempotencyCoordinator, provider: ProviderClient) {
+  const settings = new RuntimeSettings(paymentsSettings(config));
+  return new PaymentsService(config, coordinator, provider, new MetricsService(), settings);
+}
 
 /** A provider that records its calls. */
 function fakeProvider() {
@@ -72,7 +80,7 @@ describe('PaymentsService', () => {
   it('coordinates with the tenant operation, the TTL, a fingerprint of the parameters and the provider key', async () => {
     const { provider, calls } = fakeProvider();
     const { coordinator, requests } = fakeCoordinator();
-    const service = new PaymentsService(loadPaymentsConfig({}), coordinator, provider, new MetricsService());
+    const service = serviceFor(loadPaymentsConfig({}), coordinator, provider);
 
     const first = await service.charge(command, 'key-1', chain);
     const replay = await service.charge(command, 'key-1', chain);
@@ -107,12 +115,7 @@ describe('PaymentsService', () => {
   it('with IDEMPOTENCY_ENABLED=false charges on every call (the unprotected design)', async () => {
     const { provider, calls } = fakeProvider();
     const { coordinator, requests } = fakeCoordinator();
-    const service = new PaymentsService(
-      loadPaymentsConfig({ IDEMPOTENCY_ENABLED: 'false' }),
-      coordinator,
-      provider,
-      new MetricsService(),
-    );
+    const service = serviceFor(loadPaymentsConfig({ IDEMPOTENCY_ENABLED: 'false' }), coordinator, provider);
 
     const first = await service.charge(command, 'key-1', chain);
     const second = await service.charge(command, 'key-1', chain);

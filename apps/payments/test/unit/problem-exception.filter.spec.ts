@@ -12,17 +12,17 @@ import {
 import {
   IdempotencyKeyMissingError,
   ValidationFailedError,
-  captureProblem,
-  type SentProblem,
+  ProblemExceptionFilter,
 } from '@retry-safe/app-shell';
+import { captureProblem, type SentProblem } from '@retry-safe/testing';
 import { PaymentRejectedError } from '../../src/common/payments-errors.js';
-import { ProblemExceptionFilter } from '../../src/common/problem-exception.filter.js';
+import { PAYMENTS_PROBLEMS } from '../../src/common/payments-problems.js';
 
 // The filter logs what it maps; keep the test output clean.
 Logger.overrideLogger(false);
 
 function catchWith(error: unknown): SentProblem {
-  return captureProblem(new ProblemExceptionFilter(), error);
+  return captureProblem(new ProblemExceptionFilter(PAYMENTS_PROBLEMS), error);
 }
 
 const where = { operation: 'payment.charge.a000000000004000800000000000000a', key: 'k-1' };

@@ -1,17 +1,24 @@
 import { describe, expect, it } from '@jest/globals';
-import { RuntimeSettings, SettingsOverridesSchema } from '../../src/admin/runtime-settings.service.js';
+import { RuntimeSettings } from '@retry-safe/app-shell';
 import { loadPaymentsConfig } from '../../src/config/payments-config.js';
+import {
+  SettingsOverridesSchema,
+  idempotencyInForce,
+  paymentsSettings,
+  type PaymentsSettings,
+} from '../../src/config/payments-settings.js';
 
 describe('RuntimeSettings (PUT /__config)', () => {
   const startUp = loadPaymentsConfig({ IDEMPOTENCY_IN_FLIGHT: 'raise', IDEMPOTENCY_LEASE_MS: '30000' });
+  const inForce = (settings: RuntimeSettings<PaymentsSettings>) => idempotencyInForce(startUp, settings.current);
 
   it('starts with the environment and applies overrides on top; a field left out keeps its start-up value', () => {
-    const settings = new RuntimeSettings(startUp);
-    expect(settings.idempotency).toEqual(startUp.idempotency);
+    const settings = new RuntimeSettings(paymentsSettings(startUp));
+    expect(inForce(settings)).toEqual(startUp.idempotency);
 
     settings.replace({ inFlight: 'wait', leaseMs: 1000 });
 
-    expect(settings.idempotency).toEqual({ ...startUp.idempotency, inFlight: 'wait', leaseMs: 1000 });
+    expect(inForce(settings)).toEqual({ ...startUp.idempotency, inFlight: 'wait', leaseMs: 1000 });
     expect(settings.snapshot()).toEqual({
       settings: {
         enabled: true,
@@ -25,17 +32,17 @@ describe('RuntimeSettings (PUT /__config)', () => {
   });
 
   it('PUT replaces every override; DELETE goes back to the environment', () => {
-    const settings = new RuntimeSettings(startUp);
+    const settings = new RuntimeSettings(paymentsSettings(startUp));
     settings.replace({ enabled: false, inFlight: 'run' });
     settings.replace({ onStoreUnavailable: 'fail-open' });
 
-    expect(settings.idempotency).toMatchObject({
+    expect(inForce(settings)).toMatchObject({
       enabled: true,
       inFlight: 'raise',
       onStoreUnavailable: 'fail-open',
     });
     settings.reset();
-    expect(settings.idempotency).toEqual(startUp.idempotency);
+    expect(inForce(settings)).toEqual(startUp.idempotency);
   });
 
   it.each([

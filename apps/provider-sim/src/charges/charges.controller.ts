@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../common/replay-header.js';
+import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ChainHeader } from '@retry-safe/contracts/http';
+import type { Request, Response } from 'express';
 import type { Charge, ChargeLedgerRow } from './charge.schema.js';
 import { ChargesService } from './charges.service.js';
 
@@ -13,12 +13,12 @@ export class ChargesController {
   @Post()
   @HttpCode(201)
   async create(
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Req() req: Request,
     @Body() body: unknown,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Charge> {
-    const { charge, replayed } = await this.charges.charge(idempotencyKey, body);
-    if (replayed) res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    const { charge, replayed } = await this.charges.charge(req.headersDistinct[ChainHeader.IdempotencyKey], body);
+    if (replayed) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
     return charge;
   }
 

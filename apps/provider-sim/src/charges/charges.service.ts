@@ -1,6 +1,7 @@
-import { Inject, Injectable, Optional } from '@nestjs/common';
-import { RuntimeSettings } from '../admin/runtime-settings.service.js';
+import { Inject, Injectable } from '@nestjs/common';
+import { RuntimeSettings } from '@retry-safe/app-shell';
 import { APP_CONFIG, DedupMode, type AppConfig } from '../config/app-config.js';
+import type { ProviderSettings } from '../config/provider-settings.js';
 import { simulateLatency } from '../common/latency.js';
 import { parseBody, parseIdempotencyKey } from '../common/request-parsing.js';
 import { IdempotentLedger } from '../ledger/idempotent-ledger.js';
@@ -20,13 +21,12 @@ export class ChargesService {
   constructor(
     @Inject(APP_CONFIG) private readonly config: AppConfig,
     private readonly metrics: MetricsService,
-    // `PROVIDER_DEDUP` in force (start-up, or a scenario's `PUT /__config`); without it, the start-up one.
-    @Optional() settings?: RuntimeSettings,
+    // `PROVIDER_DEDUP` in force: start-up, or a scenario's `PUT /__config`.
+    settings: RuntimeSettings<ProviderSettings>,
   ) {
-    const dedup = settings ?? new RuntimeSettings(config);
     this.ledger = new IdempotentLedger<ChargeRequest>({
       idPrefix: 'ch_',
-      dedup: () => dedup.dedup === DedupMode.On,
+      dedup: () => settings.current.dedup === DedupMode.On,
       // Like Stripe: the same key with another amount or currency is refused, not charged.
       fingerprint: ({ amount, currency }) => ({ amount, currency: currency.toLowerCase() }),
     });
@@ -37,7 +37,7 @@ export class ChargesService {
    * @throws the provider's validation and key errors (see `ProviderErrorCode`).
    */
   async charge(
-    idempotencyKeyHeader: string | string[] | undefined,
+    idempotencyKeyHeader: string | readonly string[] | undefined,
     body: unknown,
   ): Promise<{ charge: Charge; replayed: boolean }> {
     this.ledger.countCall();

@@ -1,3 +1,4 @@
+import { IdempotencyKeyRejection, parseIdempotencyKeyHeader } from '@retry-safe/idempotency';
 import type { z } from 'zod';
 import {
   IdempotencyKeyInvalidError,
@@ -12,19 +13,16 @@ import {
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 512;
 
 /**
- * Reads the `Idempotency-Key` header as the provider's API defines it: required, 1-512 printable ASCII characters.
+ * Reads the `Idempotency-Key` header as the provider's API defines it: required, once, a bare key or an RFC 8941
+ * sf-string (the chain's one parser), of 1-512 characters.
+ * @param header - every field line of the header (`req.headersDistinct`), or the one value.
  * @throws {@link IdempotencyKeyMissingError} or {@link IdempotencyKeyInvalidError}.
  */
-export function parseIdempotencyKey(header: string | string[] | undefined): string {
-  if (header === undefined) throw new IdempotencyKeyMissingError();
-  if (Array.isArray(header)) throw new IdempotencyKeyInvalidError('the header is repeated');
-  const key = header.trim();
-  if (key.length === 0) throw new IdempotencyKeyInvalidError('the key is blank');
-  if (key.length > MAX_IDEMPOTENCY_KEY_LENGTH) {
-    throw new IdempotencyKeyInvalidError(`the key is longer than ${MAX_IDEMPOTENCY_KEY_LENGTH} characters`);
-  }
-  if (!/^[\x20-\x7e]+$/.test(key)) throw new IdempotencyKeyInvalidError('the key is not printable ASCII');
-  return key;
+export function parseIdempotencyKey(header: string | readonly string[] | undefined): string {
+  const parsed = parseIdempotencyKeyHeader(header, { maxLength: MAX_IDEMPOTENCY_KEY_LENGTH });
+  if (parsed.ok) return parsed.key;
+  if (parsed.rejection === IdempotencyKeyRejection.Missing) throw new IdempotencyKeyMissingError();
+  throw new IdempotencyKeyInvalidError(parsed.reason);
 }
 
 /**

@@ -1,6 +1,6 @@
-import { Body, Controller, Delete, Get, Headers, HttpCode, Post, Res } from '@nestjs/common';
-import type { Response } from 'express';
-import { IDEMPOTENT_REPLAYED_HEADER } from '../common/replay-header.js';
+import { Body, Controller, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { ChainHeader } from '@retry-safe/contracts/http';
+import type { Request, Response } from 'express';
 import type { EmailLedgerRow, EmailReceipt } from './email.schema.js';
 import { EmailsService } from './emails.service.js';
 
@@ -13,12 +13,12 @@ export class EmailsController {
   @Post()
   @HttpCode(201)
   async send(
-    @Headers('idempotency-key') idempotencyKey: string | undefined,
+    @Req() req: Request,
     @Body() body: unknown,
     @Res({ passthrough: true }) res: Response,
   ): Promise<EmailReceipt> {
-    const { receipt, replayed } = await this.emails.send(idempotencyKey, body);
-    if (replayed) res.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    const { receipt, replayed } = await this.emails.send(req.headersDistinct[ChainHeader.IdempotencyKey], body);
+    if (replayed) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
     return receipt;
   }
 

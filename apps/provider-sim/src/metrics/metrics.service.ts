@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { HttpMetrics } from '@retry-safe/app-shell';
+import { Counter } from 'prom-client';
 
 /** What happened to a charge or email request that reached the handler. */
 export const EffectOutcome = {
@@ -13,27 +14,12 @@ export const EffectOutcome = {
 /** One of {@link EffectOutcome}'s values. */
 export type EffectOutcome = (typeof EffectOutcome)[keyof typeof EffectOutcome];
 
-/** Prometheus metrics of provider-sim, in a registry of its own (several apps can live in one test process). */
+/**
+ * Prometheus metrics of provider-sim: the shell's HTTP metrics and its own, in one registry of its own (several
+ * apps can live in one test process).
+ */
 @Injectable()
-export class MetricsService {
-  readonly registry = new Registry();
-
-  /** Requests by method, route template and status (`aborted` when the socket closed without a response). */
-  readonly httpRequests = new Counter({
-    name: 'http_requests_total',
-    help: 'HTTP requests by method, route template and status',
-    labelNames: ['method', 'route', 'status'] as const,
-    registers: [this.registry],
-  });
-
-  readonly httpDuration = new Histogram({
-    name: 'http_request_duration_seconds',
-    help: 'HTTP request duration by method and route template',
-    labelNames: ['method', 'route'] as const,
-    buckets: [0.001, 0.005, 0.01, 0.05, 0.1, 0.5, 1, 5],
-    registers: [this.registry],
-  });
-
+export class MetricsService extends HttpMetrics {
   readonly charges = new Counter({
     name: 'provider_charges_total',
     help: 'POST /v1/charges calls by outcome (created, replayed, rejected)',
@@ -47,8 +33,4 @@ export class MetricsService {
     labelNames: ['outcome'] as const,
     registers: [this.registry],
   });
-
-  constructor() {
-    collectDefaultMetrics({ register: this.registry });
-  }
 }

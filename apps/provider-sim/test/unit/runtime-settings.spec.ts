@@ -1,13 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { RuntimeSettings, SettingsOverridesSchema } from '../../src/admin/runtime-settings.service.js';
+import { RuntimeSettings } from '@retry-safe/app-shell';
 import { ChargesService } from '../../src/charges/charges.service.js';
 import { loadConfig } from '../../src/config/app-config.js';
+import { SettingsOverridesSchema, providerSettings } from '../../src/config/provider-settings.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
 
 describe('RuntimeSettings (PUT /__config)', () => {
   it('switches the ledger between dedup and no dedup on a running simulator', async () => {
     const config = loadConfig({ PROVIDER_DEDUP: 'on' });
-    const settings = new RuntimeSettings(config);
+    const settings = new RuntimeSettings(providerSettings(config));
     const charges = new ChargesService(config, new MetricsService(), settings);
     const body = { amount: 100, currency: 'EUR' };
 

@@ -13,7 +13,7 @@ import {
   UnsupportedMediaTypeError,
   ValidationFailedError,
 } from '../../src/errors.js';
-import { captureProblem, type SentProblem } from '../../src/capture-problem.js';
+import { captureProblem, type SentProblem } from '@retry-safe/testing';
 import { ProblemExceptionFilter, downstreamProblemMapper } from '../../src/problem-exception.filter.js';
 
 // The filter logs what it maps; keep the test output clean.

@@ -1,0 +1,53 @@
+import {
+  describeError,
+  requestIdOf,
+  type ProblemExceptionFilterOptions,
+  type ProblemMapper,
+} from '@retry-safe/app-shell';
+import { ProblemCode } from '@retry-safe/contracts';
+import { problem } from '@retry-safe/contracts/http';
+import { HttpClientErrorCode, isHttpClientError } from '@retry-safe/http-client';
+import { IdempotencyErrorCode } from '@retry-safe/idempotency';
+import { problemForIdempotencyError } from '@retry-safe/idempotency/nest';
+import { PaymentsErrorCode } from './payments-errors.js';
+
+// Idempotency first: the coordinator's codes take precedence over everything else.
+const mapPaymentsError: ProblemMapper = (error, { req, logger }) => {
+  const idempotency = problemForIdempotencyError(error, {
+    [IdempotencyErrorCode.InProgress]: { code: ProblemCode.PaymentInProgress, title: 'Payment in progress' },
+  });
+  if (idempotency !== undefined) {
+    if (idempotency.status >= 500) {
+      logger.warn({ msg: 'idempotency failure', requestId: requestIdOf(req), error: describeError(error) });
+    }
+    const { status, code, title, detail, headers } = idempotency;
+    return { problem: problem(status, code, title, detail), headers };
+  }
+  if (!isHttpClientError(error)) return undefined;
+  logger.warn({ msg: 'provider failed', requestId: requestIdOf(req), code: error.code, error: error.message });
+  if (error.code === HttpClientErrorCode.UpstreamTimeout) {
+    const detail = 'The payment provider did not answer in time';
+    return { problem: problem(504, ProblemCode.UpstreamTimeout, 'Upstream timeout', detail) };
+  }
+  if (error.code === HttpClientErrorCode.UpstreamUnavailable) {
+    const detail = 'The payment provider is unavailable';
+    return { problem: problem(502, ProblemCode.UpstreamUnavailable, 'Upstream unavailable', detail) };
+  }
+  // Another HttpClientError goes on to the shared mapping, and ends as a logged 500.
+  return undefined;
+};
+
+/**
+ * What the payments service's errors become (the shell's filter does the rest).
+ * - Idempotency errors through the adapter's `problemForIdempotencyError`, with this route's code for a duplicate
+ *   in flight: 409 `payment_in_progress` + `Retry-After: 1`; 422 `idempotency_key_reused`; 503
+ *   `idempotency_store_unavailable` + `Retry-After`; 400 `idempotency_key_invalid`.
+ * - `payment_rejected`: 422 (the provider refused the charge).
+ * - The provider failing after the retries: 502 `upstream_unavailable` or 504 `upstream_timeout` (the provider is
+ *   an external system: its own problem bodies are not passed on).
+ */
+export const PAYMENTS_PROBLEMS: ProblemExceptionFilterOptions = {
+  serviceName: 'The payments service',
+  mapError: mapPaymentsError,
+  codes: { [PaymentsErrorCode.PaymentRejected]: { status: 422, title: 'Payment rejected' } },
+};

@@ -1,0 +1,40 @@
+import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
+import type { Response } from 'express';
+
+/** One dependency readiness depends on, e.g. `redis`. */
+export interface ReadinessCheck {
+  /** The field of the report, e.g. `redis`. */
+  readonly name: string;
+  /** True while the dependency answers. */
+  readonly check: () => Promise<boolean>;
+}
+
+/** DI token of the app's {@link ReadinessCheck}s (none for a service that holds no state). */
+export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
+
+/** What `GET /health` answers: `status`, and `up` or `down` for each check (e.g. `redis`). */
+export type HealthReport = { status: 'ok' | 'unavailable' } & Record<string, string>;
+
+/**
+ * Liveness and readiness. `GET /health/live`: 200 while the process answers (restart it otherwise).
+ * `GET /health`: readiness, 200 when every check passes, 503 otherwise (take it out of rotation).
+ */
+@Controller('health')
+export class HealthController {
+  constructor(@Inject(READINESS_CHECKS) private readonly checks: readonly ReadinessCheck[]) {}
+
+  @Get('live')
+  live(): { status: 'ok' } {
+    return { status: 'ok' };
+  }
+
+  @Get()
+  async ready(@Res({ passthrough: true }) res: Response): Promise<HealthReport> {
+    const results = await Promise.all(this.checks.map(async ({ name, check }) => [name, await check()] as const));
+    const ready = results.every(([, up]) => up);
+    if (!ready) res.status(HttpStatus.SERVICE_UNAVAILABLE);
+    const report: HealthReport = { status: ready ? 'ok' : 'unavailable' };
+    for (const [name, up] of results) report[name] = up ? 'up' : 'down';
+    return report;
+  }
+}

@@ -1,0 +1,95 @@
+import {
+  Global,
+  Module,
+  type DynamicModule,
+  type InjectionToken,
+  type MiddlewareConsumer,
+  type NestModule,
+  type Provider,
+} from '@nestjs/common';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
+import { FaultInjectionModule } from '@retry-safe/fault-injection';
+import type { Redis } from 'ioredis';
+import { RequestJournal, RequestJournalController, SCENARIO_JOURNAL } from '../admin/request-journal.js';
+import { RuntimeSettings } from '../admin/runtime-settings.js';
+import { RuntimeSettingsController } from '../admin/runtime-settings.controller.js';
+import { HealthController, READINESS_CHECKS, type ReadinessCheck } from '../health/health.controller.js';
+import { JSON_BODY_OPTIONS, JsonBodyMiddleware } from '../json-body.js';
+import { MetricsModule } from '../metrics.js';
+import { ProblemExceptionFilter } from '../problem-exception.filter.js';
+import { REDIS_CLIENT, RedisModule, pingRedis } from '../redis.js';
+import { REQUEST_CONTEXT_OPTIONS, RequestContextMiddleware } from '../request-context.js';
+import { createValidationPipe } from '../validation.pipe.js';
+import { DEFAULT_BODY_LIMIT_BYTES, type AppShellOptions } from './app-shell.options.js';
+
+/** Paths neither counted nor faulted by fault injection, nor journaled: probes, metrics, scenario controls. */
+export const SHELL_PATHS = ['/health', '/health/live', '/metrics', '/__config', '/__requests'] as const;
+
+/**
+ * What every app here is made of besides its features. `AppModule.forRoot(config)` imports
+ * `AppShellModule.forRoot({...})` next to its feature modules, and gets:
+ * - its config under its token, the problem+json filter with its code map, the strict validation pipe;
+ * - request context (ids, deadlines, one JSON access-log line per request), then the JSON body parser;
+ * - metrics (`GET /metrics`), liveness (`GET /health/live`) and readiness (`GET /health`, on Redis if it has one);
+ * - with `FAULTS_ENABLED=true` only: `/__faults`, `/__config` (its settings schema) and `/__requests`;
+ * - the shutdown order: features stop in `onModuleDestroy`, Redis closes in `onApplicationShutdown`, after them.
+ *
+ * Fault injection is imported here, below the shell, so its middleware runs before the request context's (Nest
+ * applies the deepest module's middleware first), as it did when each app wired both by hand.
+ */
+@Global()
+@Module({})
+export class AppShellModule implements NestModule {
+  static forRoot<C, S extends object = never>(options: AppShellOptions<C, S>): DynamicModule {
+    const journal = new RequestJournal({ enabled: options.faultsEnabled });
+    const scenarioJournal =
+      options.journal === undefined ? journal : new options.journal({ enabled: options.faultsEnabled });
+    const settings = options.settings === undefined ? [] : [new RuntimeSettings<S>(options.settings)];
+    const exported: Provider[] = [
+      { provide: options.configToken, useValue: options.config },
+      { provide: JSON_BODY_OPTIONS, useValue: { limitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES } },
+      { provide: REQUEST_CONTEXT_OPTIONS, useValue: options.requestContext },
+      { provide: RequestJournal, useValue: journal },
+      { provide: SCENARIO_JOURNAL, useValue: scenarioJournal },
+      ...(scenarioJournal === journal ? [] : [{ provide: scenarioJournal.constructor, useValue: scenarioJournal }]),
+      ...settings.map((value) => ({ provide: RuntimeSettings, useValue: value })),
+      readinessProvider(options.redis !== undefined),
+    ];
+    const providers: Provider[] = [
+      { provide: APP_FILTER, useFactory: () => new ProblemExceptionFilter(options.problems) },
+      { provide: APP_PIPE, useFactory: createValidationPipe },
+      ...exported,
+    ];
+    const controllers = [
+      HealthController,
+      ...(options.faultsEnabled ? [RequestJournalController] : []),
+      ...(options.faultsEnabled && settings.length > 0 ? [RuntimeSettingsController] : []),
+    ];
+    return {
+      module: AppShellModule,
+      imports: [
+        FaultInjectionModule.forRoot({ enabled: options.faultsEnabled, ignorePaths: SHELL_PATHS }),
+        MetricsModule.forRoot(options.metrics),
+        ...(options.redis === undefined ? [] : [RedisModule.forRoot(options.redis)]),
+      ],
+      controllers,
+      providers,
+      exports: exported.map((provider) => (provider as { provide: InjectionToken }).provide),
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    // Nest's own body parser is off (see SHELL_APP_OPTIONS): parsing runs here, after the request has an id, so
+    // rejected bodies are logged and counted too.
+    consumer.apply(RequestContextMiddleware, JsonBodyMiddleware).forRoutes('{*path}');
+  }
+}
+
+function readinessProvider(withRedis: boolean): Provider {
+  if (!withRedis) return { provide: READINESS_CHECKS, useValue: [] };
+  return {
+    provide: READINESS_CHECKS,
+    inject: [REDIS_CLIENT],
+    useFactory: (redis: Redis): ReadinessCheck[] => [{ name: 'redis', check: () => pingRedis(redis) }],
+  };
+}

@@ -1,0 +1,41 @@
+import type { InjectionToken, Type } from '@nestjs/common';
+import type { Journal } from '../admin/request-journal.js';
+import type { RuntimeSettingsDefinition } from '../admin/runtime-settings.js';
+import type { HttpMetrics } from '../metrics.js';
+import type { ProblemExceptionFilterOptions } from '../problem-exception.filter.js';
+import type { RequestContextOptions } from '../request-context.js';
+
+/** Largest JSON body by default: Express' own default (100 kB), for apps without a `BODY_LIMIT_BYTES`. */
+export const DEFAULT_BODY_LIMIT_BYTES = 102_400;
+
+/**
+ * What an app hands the shell: its validated config, what its errors become, how its requests are identified, and
+ * optionally its runtime settings. Everything else (filter, pipe, request context, JSON body, metrics, health,
+ * fault injection, scenario routes) is the shell's, the same in every app.
+ * @typeParam C - the app's config. @typeParam S - its runtime settings.
+ */
+export interface AppShellOptions<C, S extends object = never> {
+  /** The app's validated config, injectable everywhere as {@link AppShellOptions.configToken}. */
+  readonly config: C;
+  /** The DI token apps inject their config with, e.g. `GATEWAY_CONFIG`. */
+  readonly configToken: InjectionToken;
+  /** `FAULTS_ENABLED`: mounts `/__faults`, `/__config` and `/__requests`, and turns the journal on. */
+  readonly faultsEnabled: boolean;
+  /** The exception filter's options: the service's name and its own code map. */
+  readonly problems: ProblemExceptionFilterOptions;
+  /** Request ids, deadlines and the access log. */
+  readonly requestContext: RequestContextOptions;
+  /** `BODY_LIMIT_BYTES`: larger JSON bodies get 413. @default {@link DEFAULT_BODY_LIMIT_BYTES} */
+  readonly bodyLimitBytes?: number;
+  /** The app's metrics class (a subclass of {@link HttpMetrics}). @default HttpMetrics */
+  readonly metrics?: Type<HttpMetrics>;
+  /** The Redis the app needs (`REDIS_URL`): the client, and readiness depends on it. @default none */
+  readonly redis?: { readonly url: string; readonly failFast?: boolean };
+  /** What a scenario may switch with `PUT /__config`; without it the app has no `/__config`. */
+  readonly settings?: RuntimeSettingsDefinition<S>;
+  /**
+   * The journal `GET /__requests` serves, when the app's work is not HTTP requests (the worker's deliveries); built
+   * with `{ enabled: faultsEnabled }`. @default the request journal
+   */
+  readonly journal?: new (options: { enabled: boolean }) => Journal<{ readonly seq: number }>;
+}

@@ -1,0 +1,3 @@
+import { project } from '../../jest.base.js';
+
+export default { projects: [project('unit', ['<rootDir>/test/unit/**/*.spec.ts'])] };
