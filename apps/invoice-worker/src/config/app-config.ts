@@ -1,4 +1,6 @@
 import { ConfigError, envBool, envInt, envPort, parseEnv } from '@retry-safe/app-shell';
+import { IDEMPOTENCY_DEFAULTS, IDEMPOTENCY_LIMITS } from '@retry-safe/idempotency';
+import { REDIS_STORE_DEFAULTS } from '@retry-safe/idempotency/redis';
 import { z } from 'zod';
 
 const url = (protocols: RegExp) => z.url({ protocol: protocols, error: `must be a ${protocols.source} URL` });
@@ -21,9 +23,13 @@ const EnvSchema = z.object({
   IDEMPOTENCY_KEY_PREFIX: z
     .string()
     .regex(/^[^\s]{1,50}$/, 'must be 1-50 characters without spaces')
-    .default('idem:'),
-  IDEMPOTENCY_LEASE_MS: envInt(100, 3_600_000).default(30_000),
-  IDEMPOTENCY_RENEW_LEASE: envBool().default(true),
+    .default(REDIS_STORE_DEFAULTS.keyPrefix),
+  // At least 100 ms (a send takes longer than the coordinator's floor) and at most an hour: the worker's own bounds,
+  // inside the coordinator's.
+  IDEMPOTENCY_LEASE_MS: envInt(Math.max(100, IDEMPOTENCY_LIMITS.leaseMs.min), 3_600_000).default(
+    IDEMPOTENCY_DEFAULTS.leaseMs,
+  ),
+  IDEMPOTENCY_RENEW_LEASE: envBool().default(IDEMPOTENCY_DEFAULTS.renewLease),
   FAULTS_ENABLED: envBool().default(false),
 });
 

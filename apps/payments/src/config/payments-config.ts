@@ -1,4 +1,10 @@
-import { IdempotencyLimits, InFlightMode, StoreUnavailablePolicy } from '@retry-safe/idempotency';
+import {
+  IDEMPOTENCY_DEFAULTS,
+  IDEMPOTENCY_LIMITS,
+  InFlightMode,
+  StoreUnavailablePolicy,
+} from '@retry-safe/idempotency';
+import { REDIS_STORE_DEFAULTS, REDIS_STORE_LIMITS } from '@retry-safe/idempotency/redis';
 import {
   ConfigError,
   envBool,
@@ -10,7 +16,10 @@ import {
 } from '@retry-safe/app-shell';
 import { z } from 'zod';
 
-/** Longest lease a deployment may set: an hour (a crashed request blocks its key at most this long). */
+/**
+ * Longest lease payments accepts: an hour, stricter than the coordinator's own limit (a crashed charge must not
+ * block its key for days).
+ */
 export const MAX_LEASE_MS = 3_600_000;
 
 /** The environment the payments service reads, once, at start-up. */
@@ -26,19 +35,22 @@ const EnvSchema = z.object({
       error: "must be 'raise', 'wait' or 'run'",
     })
     .default(InFlightMode.Raise),
-  IDEMPOTENCY_TTL_MS: envInt(IdempotencyLimits.minTtlMs, IdempotencyLimits.maxTtlMs).default(3_600_000),
-  IDEMPOTENCY_LEASE_MS: envInt(IdempotencyLimits.minLeaseMs, MAX_LEASE_MS).default(30_000),
-  IDEMPOTENCY_RENEW_LEASE: envBool().default(true),
+  IDEMPOTENCY_TTL_MS: envInt(IDEMPOTENCY_LIMITS.ttlMs.min, IDEMPOTENCY_LIMITS.ttlMs.max).default(3_600_000),
+  IDEMPOTENCY_LEASE_MS: envInt(IDEMPOTENCY_LIMITS.leaseMs.min, MAX_LEASE_MS).default(IDEMPOTENCY_DEFAULTS.leaseMs),
+  IDEMPOTENCY_RENEW_LEASE: envBool().default(IDEMPOTENCY_DEFAULTS.renewLease),
   IDEMPOTENCY_ON_STORE_UNAVAILABLE: z
     .enum([StoreUnavailablePolicy.FailClosed, StoreUnavailablePolicy.FailOpen], {
       error: "must be 'fail-closed' or 'fail-open'",
     })
-    .default(StoreUnavailablePolicy.FailClosed),
+    .default(IDEMPOTENCY_DEFAULTS.onStoreUnavailable),
   IDEMPOTENCY_KEY_PREFIX: z
     .string()
     .regex(/^[A-Za-z0-9_.:{}-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_.:{}-]')
-    .default('idem:'),
-  IDEMPOTENCY_COMMAND_TIMEOUT_MS: envInt(1, 60_000).default(1_000),
+    .default(REDIS_STORE_DEFAULTS.keyPrefix),
+  IDEMPOTENCY_COMMAND_TIMEOUT_MS: envInt(
+    REDIS_STORE_LIMITS.commandTimeoutMs.min,
+    REDIS_STORE_LIMITS.commandTimeoutMs.max,
+  ).default(REDIS_STORE_DEFAULTS.commandTimeoutMs),
   REQUEST_BUDGET_MS: envInt(100, 120_000).default(10_000),
   BODY_LIMIT_BYTES: envInt(256, 1_048_576).default(16_384),
   FAULTS_ENABLED: envBool().default(false),

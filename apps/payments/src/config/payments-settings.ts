@@ -1,5 +1,5 @@
 import type { RuntimeSettingsDefinition } from '@retry-safe/app-shell';
-import { IdempotencyLimits, InFlightMode, StoreUnavailablePolicy } from '@retry-safe/idempotency';
+import { IDEMPOTENCY_LIMITS, InFlightMode, StoreUnavailablePolicy } from '@retry-safe/idempotency';
 import { z } from 'zod';
 import { MAX_LEASE_MS, type IdempotencySettings, type PaymentsConfig } from './payments-config.js';
 
@@ -19,7 +19,7 @@ export const SettingsOverridesSchema = z.strictObject({
   /** `IDEMPOTENCY_IN_FLIGHT`. */
   inFlight: z.enum([InFlightMode.Raise, InFlightMode.Wait, InFlightMode.Run]).optional(),
   /** `IDEMPOTENCY_LEASE_MS`. */
-  leaseMs: z.number().int().min(IdempotencyLimits.minLeaseMs).max(MAX_LEASE_MS).optional(),
+  leaseMs: z.number().int().min(IDEMPOTENCY_LIMITS.leaseMs.min).max(MAX_LEASE_MS).optional(),
   /** `IDEMPOTENCY_RENEW_LEASE`. */
   renewLease: z.boolean().optional(),
   /** `IDEMPOTENCY_ON_STORE_UNAVAILABLE`. */
