@@ -1,0 +1,52 @@
+import { Logger, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
+import type { ServiceResponse } from '@retry-safe/http-client';
+import { AppModule } from '../../src/app.module.js';
+import type { Caller } from '../../src/auth/caller.decorator.js';
+import { loadGatewayConfig } from '../../src/config/gateway-config.js';
+import { OrdersClient, type InvoiceRequest, type PaymentRequest } from '../../src/orders/orders.client.js';
+
+/** The demo tenant and its token, as `API_TOKENS` lists them. */
+export const TENANT = 'a0000000-0000-4000-8000-00000000000a';
+export const TOKEN = 'demo-token-tenant-a';
+
+/** One call the gateway made to orders. */
+export type OrdersCall =
+  | { readonly kind: 'payment'; readonly payment: PaymentRequest; readonly key: string; readonly caller: Caller }
+  | { readonly kind: 'invoice'; readonly invoice: InvoiceRequest; readonly caller: Caller };
+
+/** Stands for the orders client: records every call and answers what the test set. */
+export class FakeOrders {
+  readonly calls: OrdersCall[] = [];
+  answer: ServiceResponse<unknown> = {
+    ok: true,
+    status: 201,
+    data: { id: 'c-1' },
+    headers: { 'content-type': 'application/json; charset=utf-8' },
+    attempts: 1,
+  };
+
+  async createPayment(payment: PaymentRequest, key: string, caller: Caller): Promise<ServiceResponse<unknown>> {
+    this.calls.push({ kind: 'payment', payment, key, caller });
+    return this.answer;
+  }
+
+  async requestInvoice(invoice: InvoiceRequest, caller: Caller): Promise<ServiceResponse<unknown>> {
+    this.calls.push({ kind: 'invoice', invoice, caller });
+    return this.answer;
+  }
+}
+
+/** The gateway as `main.ts` builds it (without listening), its orders client replaced by `orders`. */
+export async function createGatewayApp(orders: FakeOrders, env: Record<string, string> = {}): Promise<INestApplication> {
+  Logger.overrideLogger(false);
+  const config = loadGatewayConfig({ API_TOKENS: `${TOKEN}=${TENANT}`, ...env });
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
+    .overrideProvider(OrdersClient)
+    .useValue(orders)
+    .compile();
+  const app = moduleRef.createNestApplication({ ...SHELL_APP_OPTIONS, logger: false });
+  await app.init();
+  return app;
+}

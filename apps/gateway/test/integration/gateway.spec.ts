@@ -1,0 +1,203 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import request from 'supertest';
+import { FakeOrders, TENANT, TOKEN, createGatewayApp } from './gateway.app.js';
+
+const ORDER = '6C1F4B6E-8B1E-4C3A-9F55-2D3C4B5A6978';
+const PAYMENT = `/v1/orders/${ORDER}/payments`;
+const INVOICE = `/v1/orders/${ORDER}/invoices`;
+
+describe('gateway in-process, orders replaced', () => {
+  const orders = new FakeOrders();
+  let app: INestApplication;
+  const pay = (key?: string) => {
+    const req = request(app.getHttpServer()).post(PAYMENT).set('Authorization', `Bearer ${TOKEN}`);
+    return key === undefined ? req : req.set('Idempotency-Key', key);
+  };
+
+  beforeAll(async () => {
+    app = await createGatewayApp(orders);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  beforeEach(() => {
+    orders.calls.length = 0;
+  });
+
+  it('forwards a payment with the decoded key and the tenant, and relays the answer as it came', async () => {
+    orders.answer = {
+      ok: true,
+      status: 201,
+      data: { id: 'c-1', amount: 1999 },
+      headers: { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
+      attempts: 2,
+    };
+    const res = await pay('"pay order 42"').send({ amount: 1999, currency: 'EUR' });
+
+    expect([res.status, res.body]).toEqual([201, { id: 'c-1', amount: 1999 }]);
+    expect(res.headers['idempotent-replayed']).toBe('true');
+    expect(orders.calls).toEqual([
+      {
+        kind: 'payment',
+        payment: { orderId: ORDER.toLowerCase(), amount: 1999, currency: 'EUR' },
+        key: 'pay order 42',
+        caller: { tenantId: TENANT, requestId: res.headers['x-request-id'] },
+      },
+    ]);
+  });
+
+  it('relays a problem from orders with its status, media type and Retry-After', async () => {
+    orders.answer = {
+      ok: false,
+      status: 409,
+      data: { status: 409, code: 'payment_in_progress' },
+      headers: { 'content-type': 'application/problem+json', 'retry-after': '1' },
+      attempts: 1,
+    };
+    const res = await pay('k-409').send({ amount: 1, currency: 'EUR' });
+    expect([res.status, res.body, res.headers['retry-after']]).toEqual([
+      409,
+      { status: 409, code: 'payment_in_progress' },
+      '1',
+    ]);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+  });
+
+  it.each([
+    ['no token', { authorization: undefined, key: 'k' }, 401, 'unauthorized'],
+    ['an unknown token', { authorization: 'Bearer not-a-known-token-at-all', key: 'k' }, 401, 'unauthorized'],
+    ['no key', { key: undefined }, 400, 'idempotency_key_missing'],
+    ['a key with a colon', { key: 'order:42' }, 400, 'idempotency_key_invalid'],
+    ['12 000 spaces inside the key', { key: `a${' '.repeat(12_000)}b` }, 400, 'idempotency_key_invalid'],
+  ])('refuses %s, and calls nobody', async (_label, given, status, code) => {
+    let req = request(app.getHttpServer()).post(PAYMENT);
+    const authorization = 'authorization' in given ? given.authorization : `Bearer ${TOKEN}`;
+    if (authorization !== undefined) req = req.set('Authorization', authorization);
+    if (given.key !== undefined) req = req.set('Idempotency-Key', given.key);
+    const res = await req.send({ amount: 1, currency: 'EUR' });
+
+    expect([res.status, res.body.code]).toEqual([status, code]);
+    expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
+    expect(orders.calls).toEqual([]);
+  });
+
+  it('refuses a repeated Idempotency-Key header', async () => {
+    const res = await pay()
+      .set('Idempotency-Key', ['k-1', 'k-2'])
+      .send({ amount: 1, currency: 'EUR' });
+    expect([res.status, res.body.code]).toEqual([400, 'idempotency_key_invalid']);
+    expect(res.body.detail).toMatch(/must appear once/);
+    expect(orders.calls).toEqual([]);
+  });
+
+  it('tells a client without a key what to do', async () => {
+    const res = await pay().send({ amount: 1, currency: 'EUR' });
+    expect(res.body.detail).toBe(
+      'The Idempotency-Key header is required: send a unique key per payment and reuse it on every retry',
+    );
+  });
+
+  it.each([
+    ['a currency nobody is charged in', { amount: 1, currency: 'XXX' }, 400, 'validation_failed'],
+    ['an amount over 8 digits', { amount: 100_000_000, currency: 'EUR' }, 400, 'validation_failed'],
+    ['a prototype key', JSON.parse('{"amount":1,"currency":"EUR","constructor":1}'), 400, 'validation_failed'],
+  ])('refuses %s', async (_label, body, status, code) => {
+    const res = await pay('k-body').send(body);
+    expect([res.status, res.body.code]).toEqual([status, code]);
+    expect(orders.calls).toEqual([]);
+  });
+
+  it('refuses a body that is not JSON with 415', async () => {
+    const res = await pay('k-415').set('Content-Type', 'text/plain').send('amount=1');
+    expect([res.status, res.body.code]).toEqual([415, 'unsupported_media_type']);
+  });
+
+  it('refuses a body over GATEWAY_BODY_LIMIT_BYTES with 413', async () => {
+    const res = await pay('k-413').send({ amount: 1, currency: 'EUR', pad: 'x'.repeat(20_000) });
+    expect([res.status, res.body.code]).toEqual([413, 'payload_too_large']);
+  });
+
+  it('forwards an invoice request; a version the worker would refuse never leaves the gateway', async () => {
+    orders.answer = { ok: true, status: 202, data: { deliveryId: 'd-1' }, headers: {}, attempts: 1 };
+    const invoice = () => request(app.getHttpServer()).post(INVOICE).set('Authorization', `Bearer ${TOKEN}`);
+
+    const accepted = await invoice().send({ version: 3, email: 'ada@example.com' });
+    const refused = await invoice().send({ version: 1_000_001, email: 'ada@example.com' });
+
+    expect([accepted.status, accepted.body]).toEqual([202, { deliveryId: 'd-1' }]);
+    expect([refused.status, refused.body.code]).toEqual([400, 'validation_failed']);
+    expect(orders.calls).toEqual([
+      {
+        kind: 'invoice',
+        invoice: { orderId: ORDER.toLowerCase(), version: 3, email: 'ada@example.com' },
+        caller: { tenantId: TENANT, requestId: accepted.headers['x-request-id'] },
+      },
+    ]);
+  });
+
+  it('answers liveness and readiness, and has no scenario routes without FAULTS_ENABLED', async () => {
+    const server = app.getHttpServer();
+    expect((await request(server).get('/health/live')).body).toEqual({ status: 'ok' });
+    const ready = await request(server).get('/health');
+    expect([ready.status, ready.body]).toEqual([200, { status: 'ok' }]);
+    for (const path of ['/__config', '/__requests', '/__faults']) {
+      expect((await request(server).get(path)).status).toBe(404);
+    }
+  });
+});
+
+describe('gateway in-process with FAULTS_ENABLED=true', () => {
+  const orders = new FakeOrders();
+  let app: INestApplication;
+  beforeAll(async () => {
+    app = await createGatewayApp(orders, { FAULTS_ENABLED: 'true' });
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+
+  it('switches the key mode with PUT /__config and back with DELETE', async () => {
+    const server = app.getHttpServer();
+    expect((await request(server).get('/__config')).body).toEqual({
+      settings: { keyMode: 'propagate' },
+      overrides: {},
+    });
+    const put = await request(server).put('/__config').send({ keyMode: 'regenerate' });
+    expect([put.status, put.body]).toEqual([
+      200,
+      { settings: { keyMode: 'regenerate' }, overrides: { keyMode: 'regenerate' } },
+    ]);
+    expect((await request(server).delete('/__config')).status).toBe(204);
+    expect((await request(server).get('/__config')).body.settings).toEqual({ keyMode: 'propagate' });
+  });
+
+  it('refuses a settings body its schema does not know, and changes nothing', async () => {
+    const server = app.getHttpServer();
+    const res = await request(server).put('/__config').send({ keyMode: 'sometimes' });
+    expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
+    expect((await request(server).get('/__config')).body.overrides).toEqual({});
+  });
+
+  it('journals each request once, without the scenario routes', async () => {
+    const server = app.getHttpServer();
+    await request(server).delete('/__requests');
+    await request(server)
+      .post(PAYMENT)
+      .set('Authorization', `Bearer ${TOKEN}`)
+      .set('Idempotency-Key', 'k-journal')
+      .send({ amount: 1, currency: 'EUR' });
+    const { requests } = (await request(server).get('/__requests')).body as {
+      requests: Array<Record<string, unknown>>;
+    };
+    expect(requests).toEqual([
+      expect.objectContaining({
+        service: 'gateway',
+        method: 'POST',
+        route: '/v1/orders/:orderId/payments',
+        idempotencyKey: 'k-journal',
+        status: 201,
+      }),
+    ]);
+  });
+});

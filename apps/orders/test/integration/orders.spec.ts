@@ -1,0 +1,104 @@
+import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import type { INestApplication } from '@nestjs/common';
+import { INVOICES_QUEUE, InvoiceJobSchema, MAX_INVOICE_VERSION } from '@retry-safe/contracts';
+import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { Queue } from 'bullmq';
+import request from 'supertest';
+import { FakePayments, createOrdersApp } from './orders.app.js';
+
+const TENANT = 'a0000000-0000-4000-8000-00000000000a';
+const ORDER = '6c1f4b6e-8b1e-4c3a-9f55-2d3c4b5a6978';
+
+describe('orders in-process on a real Redis, payments replaced', () => {
+  const payments = new FakePayments();
+  const prefix = `it-orders-${randomUUID().slice(0, 8)}`;
+  let redis: RedisHandle;
+  let app: INestApplication;
+  let queue: Queue;
+  const post = (path: string) =>
+    request(app.getHttpServer())
+      .post(`/v1/orders/${ORDER}${path}`)
+      .set('x-tenant-id', TENANT)
+      .set('x-request-id', 'req-1');
+
+  beforeAll(async () => {
+    redis = await startRedis();
+    app = await createOrdersApp(payments, { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix });
+    queue = new Queue(INVOICES_QUEUE, { connection: { url: redis.url }, prefix });
+  });
+  afterAll(async () => {
+    await queue?.obliterate({ force: true }).catch(() => {});
+    await queue?.close();
+    await app?.close();
+    await redis?.close();
+  });
+  beforeEach(() => {
+    payments.calls.length = 0;
+  });
+
+  it('turns a payment into the payment command with the decoded key and the chain, and relays the answer', async () => {
+    payments.answer = {
+      ok: true,
+      status: 201,
+      data: { id: 'c-1' },
+      headers: { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
+      attempts: 1,
+    };
+    const res = await post('/payments')
+      .set('Idempotency-Key', '"pay order 42"')
+      .set('x-request-deadline', String(Date.now() + 5_000))
+      .send({ amount: 1999, currency: 'EUR' });
+
+    expect([res.status, res.body, res.headers['idempotent-replayed']]).toEqual([201, { id: 'c-1' }, 'true']);
+    expect(payments.calls).toEqual([
+      {
+        command: { tenantId: TENANT, orderId: ORDER, amount: 1999, currency: 'EUR' },
+        key: 'pay order 42',
+        chain: { requestId: 'req-1', deadline: expect.any(Number) },
+      },
+    ]);
+  });
+
+  it.each([
+    ['no key', {}, 'idempotency_key_missing'],
+    ['a key the coordinator refuses', { 'Idempotency-Key': 'order:42' }, 'idempotency_key_invalid'],
+    ['no tenant', { 'Idempotency-Key': 'k', 'x-tenant-id': '' }, 'validation_failed'],
+  ])('refuses %s with 400 and calls nobody', async (_label, headers, code) => {
+    const res = await post('/payments').set(headers).send({ amount: 1, currency: 'EUR' });
+    expect([res.status, res.body.code]).toEqual([400, code]);
+    expect(payments.calls).toEqual([]);
+  });
+
+  it('publishes one invoice job in the contract shape, with the delivery id it answers', async () => {
+    const res = await post('/invoices').send({ version: 2, email: 'ada@example.com' });
+
+    expect(res.status).toBe(202);
+    const job = await queue.getJob(res.body.deliveryId);
+    expect(job?.data).toEqual({
+      deliveryId: res.body.deliveryId,
+      tenantId: TENANT,
+      orderId: ORDER,
+      invoiceVersion: 2,
+      email: 'ada@example.com',
+    });
+    expect(InvoiceJobSchema.safeParse(job?.data).success).toBe(true);
+  });
+
+  // The defect of the copied contracts: orders' copy had no upper bounds, so it enqueued jobs the worker refuses
+  // forever. The route now validates with the worker's schema: nothing is enqueued.
+  it.each([
+    ['a version over the maximum', { version: MAX_INVOICE_VERSION + 1, email: 'ada@example.com' }],
+    ['an email over 254 characters', { version: 1, email: `${'a'.repeat(243)}@example.com` }],
+  ])('refuses %s with 400 and enqueues nothing', async (_label, body) => {
+    const before = await queue.getJobCountByTypes('waiting', 'delayed', 'active', 'completed', 'failed');
+    const res = await post('/invoices').send(body);
+    expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
+    expect(await queue.getJobCountByTypes('waiting', 'delayed', 'active', 'completed', 'failed')).toBe(before);
+  });
+
+  it('is ready while its Redis answers', async () => {
+    const res = await request(app.getHttpServer()).get('/health');
+    expect([res.status, res.body]).toEqual([200, { status: 'ok', redis: 'up' }]);
+  });
+});

@@ -1,0 +1,42 @@
+import { Logger, type INestApplication } from '@nestjs/common';
+import { Test } from '@nestjs/testing';
+import { waitFor } from '@retry-safe/testing';
+import request from 'supertest';
+import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
+import { AppModule } from '../../src/app.module.js';
+import { PaymentRejectedError } from '../../src/common/payments-errors.js';
+import { loadPaymentsConfig } from '../../src/config/payments-config.js';
+import { ProviderClient, type ProviderCharge, type ProviderChargeRequest } from '../../src/provider/provider.client.js';
+
+/** Stands for the payment provider's client: charges on every call (no dedup of its own), records the keys. */
+export class FakeProvider {
+  readonly charges: Array<{ request: ProviderChargeRequest; key: string }> = [];
+  /** When set, the provider refuses every charge with this status (a 4xx). */
+  rejectWith: number | undefined;
+
+  async charge(request: ProviderChargeRequest, key: string): Promise<ProviderCharge> {
+    if (this.rejectWith !== undefined) throw new PaymentRejectedError(this.rejectWith, 'card_declined');
+    this.charges.push({ request, key });
+    return { id: `ch_${this.charges.length}`, amount: request.amount, currency: request.currency, status: 'succeeded' };
+  }
+}
+
+/** payments as `main.ts` builds it (without listening), on a real Redis, once ready, its provider client replaced. */
+export async function createPaymentsApp(
+  provider: FakeProvider,
+  env: Record<string, string>,
+): Promise<INestApplication> {
+  Logger.overrideLogger(false);
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(loadPaymentsConfig(env))] })
+    .overrideProvider(ProviderClient)
+    .useValue(provider)
+    .compile();
+  const app = moduleRef.createNestApplication({ ...SHELL_APP_OPTIONS, logger: false });
+  await app.init();
+  // As a load balancer would: no request before readiness (the Redis client fails fast until it is connected).
+  await waitFor('readiness', async () => {
+    const res = await request(app.getHttpServer()).get('/health');
+    if (res.status !== 200) throw new Error(`GET /health answered ${res.status}`);
+  });
+  return app;
+}
