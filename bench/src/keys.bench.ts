@@ -38,7 +38,9 @@ const fmt = (ns: number) => (ns >= 1e6 ? `${(ns / 1e6).toFixed(2)} ms` : `${ns.t
 console.log(`parseIdempotencyKeyHeader, mean per parse (${SAMPLES} samples each)`);
 console.log(`  ${JSON.stringify(SHORT)}: ${fmt(short)}`);
 console.log(`  "a<12 000 spaces>b": ${fmt(long)}  ratio ${(long / short).toFixed(2)}x`);
-console.log(`  "a<250 spaces>b" (scanned to the end): ${fmt(scanned)}  ratio ${(scanned / short).toFixed(2)}x`);
+console.log(
+  `  "a<250 spaces>b" (scanned to the end): ${fmt(scanned)}  ratio ${(scanned / short).toFixed(2)}x`,
+);
 console.log('baseline: the regex trim of the previous parser');
 console.log(`  ${JSON.stringify(SHORT)}: ${fmt(regexShort)}`);
 console.log(`  "a<12 000 spaces>b": ${fmt(regexLong)}  ratio ${(regexLong / regexShort).toFixed(0)}x`);

@@ -19,7 +19,11 @@ export class AppModule {
           faultsEnabled: config.faultsEnabled,
           problems: GATEWAY_PROBLEMS,
           // The edge of the chain mints every request id; the tenant is known once the auth guard ran.
-          requestContext: { service: 'gateway', requestId: 'mint', tenantOf: (_req, context) => context.tenantId },
+          requestContext: {
+            service: 'gateway',
+            requestId: 'mint',
+            tenantOf: (_req, context) => context.tenantId,
+          },
           bodyLimitBytes: config.bodyLimitBytes,
           settings: gatewaySettings(config),
         }),

@@ -19,7 +19,11 @@ export class AppModule {
           faultsEnabled: config.faultsEnabled,
           problems: PAYMENTS_PROBLEMS,
           // A hop inside the chain: the caller's request id and deadline carry on.
-          requestContext: { service: 'payments', requestId: 'propagate', requestBudgetMs: config.requestBudgetMs },
+          requestContext: {
+            service: 'payments',
+            requestId: 'propagate',
+            requestBudgetMs: config.requestBudgetMs,
+          },
           bodyLimitBytes: config.bodyLimitBytes,
           metrics: MetricsService,
           redis: { url: config.redisUrl },

@@ -42,7 +42,12 @@ export {
   type ProblemReply,
 } from './problem-exception.filter.js';
 export { statusTitle } from './problem.js';
-export { HealthController, READINESS_CHECKS, type HealthReport, type ReadinessCheck } from './health/health.controller.js';
+export {
+  HealthController,
+  READINESS_CHECKS,
+  type HealthReport,
+  type ReadinessCheck,
+} from './health/health.controller.js';
 export { REDIS_CLIENT, RedisModule, createRedisClient, pingRedis, type RedisModuleOptions } from './redis.js';
 export { relay } from './relay.js';
 export {

@@ -140,7 +140,12 @@ export class ProblemExceptionFilter implements ExceptionFilter {
     if (mapping === undefined) return undefined;
     const message = (error as Error).message;
     if (mapping.status >= 500) {
-      this.logger.warn({ msg: message, requestId: requestIdOf(req), code, cause: String((error as Error).cause) });
+      this.logger.warn({
+        msg: message,
+        requestId: requestIdOf(req),
+        code,
+        cause: String((error as Error).cause),
+      });
     }
     const body = problem(mapping.status, mapping.code ?? (code as string), mapping.title, message);
     return { problem: body, ...(mapping.headers === undefined ? {} : { headers: { ...mapping.headers } }) };

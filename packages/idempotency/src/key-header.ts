@@ -135,7 +135,8 @@ function readBare(field: string, start: number, end: number): string | { problem
 // The decoded key is printable ASCII here, so its length is its number of characters.
 function checkKey(key: string, maxLength: number): IdempotencyKeyParse {
   if (key.length > maxLength) return invalid(`key is longer than ${maxLength} characters`);
-  const problem = key.length <= IDEMPOTENCY_LIMITS.key.maxLength ? idempotencyKeyProblem(key) : longKeyProblem(key);
+  const problem =
+    key.length <= IDEMPOTENCY_LIMITS.key.maxLength ? idempotencyKeyProblem(key) : longKeyProblem(key);
   if (problem !== undefined) return invalid(problem);
   if (key.charCodeAt(0) === SPACE || key.charCodeAt(key.length - 1) === SPACE) {
     return invalid('key has leading or trailing spaces');

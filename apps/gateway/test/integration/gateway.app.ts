@@ -13,7 +13,12 @@ export const TOKEN = 'demo-token-tenant-a';
 
 /** One call the gateway made to orders. */
 export type OrdersCall =
-  | { readonly kind: 'payment'; readonly payment: PaymentRequest; readonly key: string; readonly caller: Caller }
+  | {
+      readonly kind: 'payment';
+      readonly payment: PaymentRequest;
+      readonly key: string;
+      readonly caller: Caller;
+    }
   | { readonly kind: 'invoice'; readonly invoice: InvoiceRequest; readonly caller: Caller };
 
 /** Stands for the orders client: records every call and answers what the test set. */
@@ -27,7 +32,11 @@ export class FakeOrders {
     attempts: 1,
   };
 
-  async createPayment(payment: PaymentRequest, key: string, caller: Caller): Promise<ServiceResponse<unknown>> {
+  async createPayment(
+    payment: PaymentRequest,
+    key: string,
+    caller: Caller,
+  ): Promise<ServiceResponse<unknown>> {
     this.calls.push({ kind: 'payment', payment, key, caller });
     return this.answer;
   }
@@ -39,7 +48,10 @@ export class FakeOrders {
 }
 
 /** The gateway as `main.ts` builds it (without listening), its orders client replaced by `orders`. */
-export async function createGatewayApp(orders: FakeOrders, env: Record<string, string> = {}): Promise<INestApplication> {
+export async function createGatewayApp(
+  orders: FakeOrders,
+  env: Record<string, string> = {},
+): Promise<INestApplication> {
   Logger.overrideLogger(false);
   const config = loadGatewayConfig({ API_TOKENS: `${TOKEN}=${TENANT}`, ...env });
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })

@@ -17,7 +17,7 @@ function catchWith(error: unknown): SentProblem {
   return captureProblem(new ProblemExceptionFilter(GATEWAY_PROBLEMS), error);
 }
 
-describe('ProblemExceptionFilter with the gateway\'s problems', () => {
+describe("ProblemExceptionFilter with the gateway's problems", () => {
   it.each([
     [new UnauthorizedError('no token'), 401, 'unauthorized'],
     [new IdempotencyKeyMissingError(), 400, 'idempotency_key_missing'],

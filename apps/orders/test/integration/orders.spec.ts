@@ -94,7 +94,9 @@ describe('orders in-process on a real Redis, payments replaced', () => {
     const before = await queue.getJobCountByTypes('waiting', 'delayed', 'active', 'completed', 'failed');
     const res = await post('/invoices').send(body);
     expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
-    expect(await queue.getJobCountByTypes('waiting', 'delayed', 'active', 'completed', 'failed')).toBe(before);
+    expect(await queue.getJobCountByTypes('waiting', 'delayed', 'active', 'completed', 'failed')).toBe(
+      before,
+    );
   });
 
   it('is ready while its Redis answers', async () => {

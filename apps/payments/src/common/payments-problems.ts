@@ -24,7 +24,12 @@ const mapPaymentsError: ProblemMapper = (error, { req, logger }) => {
     return { problem: problem(status, code, title, detail), headers };
   }
   if (!isHttpClientError(error)) return undefined;
-  logger.warn({ msg: 'provider failed', requestId: requestIdOf(req), code: error.code, error: error.message });
+  logger.warn({
+    msg: 'provider failed',
+    requestId: requestIdOf(req),
+    code: error.code,
+    error: error.message,
+  });
   if (error.code === HttpClientErrorCode.UpstreamTimeout) {
     const detail = 'The payment provider did not answer in time';
     return { problem: problem(504, ProblemCode.UpstreamTimeout, 'Upstream timeout', detail) };

@@ -36,7 +36,9 @@ const EnvSchema = z.object({
     })
     .default(InFlightMode.Raise),
   IDEMPOTENCY_TTL_MS: envInt(IDEMPOTENCY_LIMITS.ttlMs.min, IDEMPOTENCY_LIMITS.ttlMs.max).default(3_600_000),
-  IDEMPOTENCY_LEASE_MS: envInt(IDEMPOTENCY_LIMITS.leaseMs.min, MAX_LEASE_MS).default(IDEMPOTENCY_DEFAULTS.leaseMs),
+  IDEMPOTENCY_LEASE_MS: envInt(IDEMPOTENCY_LIMITS.leaseMs.min, MAX_LEASE_MS).default(
+    IDEMPOTENCY_DEFAULTS.leaseMs,
+  ),
   IDEMPOTENCY_RENEW_LEASE: envBool().default(IDEMPOTENCY_DEFAULTS.renewLease),
   IDEMPOTENCY_ON_STORE_UNAVAILABLE: z
     .enum([StoreUnavailablePolicy.FailClosed, StoreUnavailablePolicy.FailOpen], {

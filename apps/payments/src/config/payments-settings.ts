@@ -29,7 +29,10 @@ export const SettingsOverridesSchema = z.strictObject({
 /** payments' runtime settings: the start-up `IDEMPOTENCY_*` settings a scenario may switch. */
 export function paymentsSettings(config: PaymentsConfig): RuntimeSettingsDefinition<PaymentsSettings> {
   const { enabled, inFlight, leaseMs, renewLease, onStoreUnavailable } = config.idempotency;
-  return { schema: SettingsOverridesSchema, initial: { enabled, inFlight, leaseMs, renewLease, onStoreUnavailable } };
+  return {
+    schema: SettingsOverridesSchema,
+    initial: { enabled, inFlight, leaseMs, renewLease, onStoreUnavailable },
+  };
 }
 
 /** The coordinator settings in force: the start-up ones with the scenario's overrides on top. */

@@ -6,7 +6,11 @@ import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
 import { AppModule } from '../../src/app.module.js';
 import { PaymentRejectedError } from '../../src/common/payments-errors.js';
 import { loadPaymentsConfig } from '../../src/config/payments-config.js';
-import { ProviderClient, type ProviderCharge, type ProviderChargeRequest } from '../../src/provider/provider.client.js';
+import {
+  ProviderClient,
+  type ProviderCharge,
+  type ProviderChargeRequest,
+} from '../../src/provider/provider.client.js';
 
 /** Stands for the payment provider's client: charges on every call (no dedup of its own), records the keys. */
 export class FakeProvider {
@@ -17,7 +21,12 @@ export class FakeProvider {
   async charge(request: ProviderChargeRequest, key: string): Promise<ProviderCharge> {
     if (this.rejectWith !== undefined) throw new PaymentRejectedError(this.rejectWith, 'card_declined');
     this.charges.push({ request, key });
-    return { id: `ch_${this.charges.length}`, amount: request.amount, currency: request.currency, status: 'succeeded' };
+    return {
+      id: `ch_${this.charges.length}`,
+      amount: request.amount,
+      currency: request.currency,
+      status: 'succeeded',
+    };
   }
 }
 

@@ -10,7 +10,8 @@ import {
 
 describe('RuntimeSettings (PUT /__config)', () => {
   const startUp = loadPaymentsConfig({ IDEMPOTENCY_IN_FLIGHT: 'raise', IDEMPOTENCY_LEASE_MS: '30000' });
-  const inForce = (settings: RuntimeSettings<PaymentsSettings>) => idempotencyInForce(startUp, settings.current);
+  const inForce = (settings: RuntimeSettings<PaymentsSettings>) =>
+    idempotencyInForce(startUp, settings.current);
 
   it('starts with the environment and applies overrides on top; a field left out keeps its start-up value', () => {
     const settings = new RuntimeSettings(paymentsSettings(startUp));

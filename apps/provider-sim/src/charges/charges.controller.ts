@@ -17,7 +17,10 @@ export class ChargesController {
     @Body() body: unknown,
     @Res({ passthrough: true }) res: Response,
   ): Promise<Charge> {
-    const { charge, replayed } = await this.charges.charge(req.headersDistinct[ChainHeader.IdempotencyKey], body);
+    const { charge, replayed } = await this.charges.charge(
+      req.headersDistinct[ChainHeader.IdempotencyKey],
+      body,
+    );
     if (replayed) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
     return charge;
   }

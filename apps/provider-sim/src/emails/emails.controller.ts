@@ -17,7 +17,10 @@ export class EmailsController {
     @Body() body: unknown,
     @Res({ passthrough: true }) res: Response,
   ): Promise<EmailReceipt> {
-    const { receipt, replayed } = await this.emails.send(req.headersDistinct[ChainHeader.IdempotencyKey], body);
+    const { receipt, replayed } = await this.emails.send(
+      req.headersDistinct[ChainHeader.IdempotencyKey],
+      body,
+    );
     if (replayed) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
     return receipt;
   }

@@ -30,7 +30,9 @@ export class HealthController {
 
   @Get()
   async ready(@Res({ passthrough: true }) res: Response): Promise<HealthReport> {
-    const results = await Promise.all(this.checks.map(async ({ name, check }) => [name, await check()] as const));
+    const results = await Promise.all(
+      this.checks.map(async ({ name, check }) => [name, await check()] as const),
+    );
     const ready = results.every(([, up]) => up);
     if (!ready) res.status(HttpStatus.SERVICE_UNAVAILABLE);
     const report: HealthReport = { status: ready ? 'ok' : 'unavailable' };

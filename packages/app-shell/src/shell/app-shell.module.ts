@@ -47,11 +47,16 @@ export class AppShellModule implements NestModule {
     const settings = options.settings === undefined ? [] : [new RuntimeSettings<S>(options.settings)];
     const exported: Provider[] = [
       { provide: options.configToken, useValue: options.config },
-      { provide: JSON_BODY_OPTIONS, useValue: { limitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES } },
+      {
+        provide: JSON_BODY_OPTIONS,
+        useValue: { limitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES },
+      },
       { provide: REQUEST_CONTEXT_OPTIONS, useValue: options.requestContext },
       { provide: RequestJournal, useValue: journal },
       { provide: SCENARIO_JOURNAL, useValue: scenarioJournal },
-      ...(scenarioJournal === journal ? [] : [{ provide: scenarioJournal.constructor, useValue: scenarioJournal }]),
+      ...(scenarioJournal === journal
+        ? []
+        : [{ provide: scenarioJournal.constructor, useValue: scenarioJournal }]),
       ...settings.map((value) => ({ provide: RuntimeSettings, useValue: value })),
       readinessProvider(options.redis !== undefined),
     ];

@@ -44,9 +44,9 @@ describe('InvoiceRequestSchema', () => {
   });
 
   it('has the bounds of the job it becomes', () => {
-    expect(RequestInvoiceSchema.safeParse({ version: MAX_INVOICE_VERSION, email: 'a@example.com' }).success).toBe(
-      true,
-    );
+    expect(
+      RequestInvoiceSchema.safeParse({ version: MAX_INVOICE_VERSION, email: 'a@example.com' }).success,
+    ).toBe(true);
     expect(
       RequestInvoiceSchema.safeParse({ version: MAX_INVOICE_VERSION + 1, email: 'a@example.com' }).success,
     ).toBe(false);
