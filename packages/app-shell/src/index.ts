@@ -45,6 +45,7 @@ export { statusTitle } from './problem.js';
 export {
   HealthController,
   READINESS_CHECKS,
+  whenReady,
   type HealthReport,
   type ReadinessCheck,
 } from './health/health.controller.js';

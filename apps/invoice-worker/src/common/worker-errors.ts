@@ -1,3 +1,5 @@
+import { ServiceError, errorGuard } from '@retry-safe/app-shell';
+
 /** Stable codes of invoice-worker's own errors (the coordinator's errors keep their `IDEMPOTENCY_*` codes). */
 export const InvoiceWorkerErrorCode = {
   /** The job's data does not match the contract: retrying cannot fix it. */
@@ -13,18 +15,7 @@ export const InvoiceWorkerErrorCode = {
 export type InvoiceWorkerErrorCode = (typeof InvoiceWorkerErrorCode)[keyof typeof InvoiceWorkerErrorCode];
 
 /** Base of invoice-worker's errors: a stable `code`, a `cause`, and context for logs. */
-export abstract class InvoiceWorkerError extends Error {
-  abstract readonly code: InvoiceWorkerErrorCode;
-  protected constructor(
-    message: string,
-    /** What the error concerns (job id, status...), for logs. */
-    readonly context: Readonly<Record<string, unknown>> = {},
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class InvoiceWorkerError extends ServiceError<InvoiceWorkerErrorCode> {}
 
 /** The job's data broke the contract (see `InvoiceJobSchema`). */
 export class InvalidInvoiceJobError extends InvoiceWorkerError {
@@ -73,14 +64,8 @@ export class InjectedFaultError extends InvoiceWorkerError {
   }
 }
 
-const codes = new Set<string>(Object.values(InvoiceWorkerErrorCode));
-
 /** True for invoice-worker's own errors, recognised by `code`. */
-export function isInvoiceWorkerError(error: unknown): error is InvoiceWorkerError {
-  if (!(error instanceof Error)) return false;
-  const code: unknown = (error as Error & { code?: unknown }).code;
-  return typeof code === 'string' && codes.has(code);
-}
+export const isInvoiceWorkerError = errorGuard(InvoiceWorkerErrorCode);
 
 /** The `code` of any error that has a string one (this app's, the coordinator's, the HTTP client's). */
 export function codeOf(error: unknown): string | undefined {

@@ -1,8 +1,6 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { waitFor } from '@retry-safe/testing';
-import request from 'supertest';
-import { SHELL_APP_OPTIONS, type ChainContext } from '@retry-safe/app-shell';
+import { SHELL_APP_OPTIONS, whenReady, type ChainContext } from '@retry-safe/app-shell';
 import type { PaymentCommand } from '@retry-safe/contracts';
 import type { ServiceResponse } from '@retry-safe/http-client';
 import { AppModule } from '../../src/app.module.js';
@@ -32,10 +30,6 @@ export async function createOrdersApp(
     .compile();
   const app = moduleRef.createNestApplication({ ...SHELL_APP_OPTIONS, logger: false });
   await app.init();
-  // As a load balancer would: no request before readiness (the Redis client fails fast until it is connected).
-  await waitFor('readiness', async () => {
-    const res = await request(app.getHttpServer()).get('/health');
-    if (res.status !== 200) throw new Error(`GET /health answered ${res.status}`);
-  });
+  await whenReady(app);
   return app;
 }

@@ -1,8 +1,6 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { waitFor } from '@retry-safe/testing';
-import request from 'supertest';
-import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
+import { SHELL_APP_OPTIONS, whenReady } from '@retry-safe/app-shell';
 import { AppModule } from '../../src/app.module.js';
 import { PaymentRejectedError } from '../../src/common/payments-errors.js';
 import { loadPaymentsConfig } from '../../src/config/payments-config.js';
@@ -42,10 +40,6 @@ export async function createPaymentsApp(
     .compile();
   const app = moduleRef.createNestApplication({ ...SHELL_APP_OPTIONS, logger: false });
   await app.init();
-  // As a load balancer would: no request before readiness (the Redis client fails fast until it is connected).
-  await waitFor('readiness', async () => {
-    const res = await request(app.getHttpServer()).get('/health');
-    if (res.status !== 200) throw new Error(`GET /health answered ${res.status}`);
-  });
+  await whenReady(app);
   return app;
 }

@@ -1,3 +1,5 @@
+import { ServiceError, errorGuard } from '@retry-safe/app-shell';
+
 /** Stable codes of provider-sim's errors; the exception filter turns each into one problem response. */
 export const ProviderErrorCode = {
   ValidationFailed: 'validation_failed',
@@ -9,18 +11,7 @@ export const ProviderErrorCode = {
 export type ProviderErrorCode = (typeof ProviderErrorCode)[keyof typeof ProviderErrorCode];
 
 /** Base of every error provider-sim throws on purpose; never an HttpException (the filter maps codes to HTTP). */
-export abstract class ProviderSimError extends Error {
-  abstract readonly code: ProviderErrorCode;
-  protected constructor(
-    message: string,
-    /** What the error concerns, for logs (never secrets). */
-    readonly context: Readonly<Record<string, unknown>> = {},
-    options?: ErrorOptions,
-  ) {
-    super(message, options);
-    this.name = new.target.name;
-  }
-}
+export abstract class ProviderSimError extends ServiceError<ProviderErrorCode> {}
 
 /** The request body does not match the endpoint's schema. */
 export class ValidationFailedError extends ProviderSimError {
@@ -63,11 +54,5 @@ export class IdempotencyKeyReusedError extends ProviderSimError {
   }
 }
 
-const codes = new Set<string>(Object.values(ProviderErrorCode));
-
 /** True for provider-sim's own errors, recognised by `code`. */
-export function isProviderSimError(error: unknown): error is ProviderSimError {
-  if (!(error instanceof Error)) return false;
-  const code: unknown = (error as Error & { code?: unknown }).code;
-  return typeof code === 'string' && codes.has(code);
-}
+export const isProviderSimError = errorGuard(ProviderErrorCode);

@@ -1,4 +1,4 @@
-import { Controller, Get, HttpStatus, Inject, Res } from '@nestjs/common';
+import { Controller, Get, HttpStatus, Inject, Res, type INestApplicationContext } from '@nestjs/common';
 import type { Response } from 'express';
 
 /** One dependency readiness depends on, e.g. `redis`. */
@@ -38,5 +38,21 @@ export class HealthController {
     const report: HealthReport = { status: ready ? 'ok' : 'unavailable' };
     for (const [name, up] of results) report[name] = up ? 'up' : 'down';
     return report;
+  }
+}
+
+/**
+ * Resolves once every readiness check of `app` passes, as a load balancer would wait for `GET /health` (a Redis
+ * client that fails fast refuses commands until it is connected). For in-process tests and start-up scripts.
+ * @throws Error naming the checks still down after `timeoutMs`.
+ */
+export async function whenReady(app: INestApplicationContext, timeoutMs = 10_000): Promise<void> {
+  const checks = app.get<readonly ReadinessCheck[]>(READINESS_CHECKS);
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const down = (await Promise.all(checks.map(async (c) => ((await c.check()) ? [] : [c.name])))).flat();
+    if (down.length === 0) return;
+    if (Date.now() >= deadline) throw new Error(`not ready after ${timeoutMs} ms: ${down.join(', ')} down`);
+    await new Promise((resolve) => setTimeout(resolve, 25));
   }
 }
