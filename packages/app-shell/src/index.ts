@@ -29,7 +29,7 @@ export {
   createIdempotencyKeyDecorator,
   type IdempotencyKeyDecoratorOptions,
 } from './idempotency-key.decorator.js';
-export { HttpMetrics, MetricsController, MetricsModule } from './metrics.js';
+export { HttpMetrics, MetricsController, MetricsModule, type Counter, type Histogram } from './metrics.js';
 export {
   ProblemExceptionFilter,
   describeError,

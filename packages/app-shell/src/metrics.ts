@@ -11,6 +11,9 @@ import {
 import type { Response } from 'express';
 import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
+// The types of the metrics a subclass declares with `counter()`/`histogram()`, nameable from the app.
+export type { Counter, Histogram };
+
 /**
  * The Prometheus metrics every HTTP service has, in a registry of its own. An app with metrics of its own extends
  * it (declaring them as fields registered in {@link HttpMetrics.registry}) and hands the subclass to
@@ -53,6 +56,28 @@ export class HttpMetrics {
   });
 
   private defaultsCollected = false;
+
+  /**
+   * A counter in this registry, for a subclass's own metrics:
+   * `readonly payments = this.counter('payments_total', 'Payments by outcome', ['outcome']);`
+   */
+  protected counter<L extends string = never>(
+    name: string,
+    help: string,
+    labelNames: readonly L[] = [],
+  ): Counter<L> {
+    return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /** A histogram in this registry (seconds), for a subclass's own metrics. */
+  protected histogram<L extends string = never>(
+    name: string,
+    help: string,
+    buckets: readonly number[],
+    labelNames: readonly L[] = [],
+  ): Histogram<L> {
+    return new Histogram({ name, help, buckets: [...buckets], labelNames, registers: [this.registry] });
+  }
 
   /**
    * Adds Node's default metrics (process, heap, event loop) to the registry; idempotent. Not done in the

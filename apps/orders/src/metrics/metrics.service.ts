@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { HttpMetrics } from '@retry-safe/app-shell';
-import { Counter } from 'prom-client';
 
 /**
  * Prometheus metrics of the orders service: the shared HTTP and upstream metrics, and its own (in the same registry;
@@ -9,9 +8,8 @@ import { Counter } from 'prom-client';
 @Injectable()
 export class MetricsService extends HttpMetrics {
   /** Invoice jobs put on the `invoices` queue (one per call: a producer retry is a second delivery). */
-  readonly invoicesEnqueued = new Counter({
-    name: 'invoice_jobs_enqueued_total',
-    help: 'Invoice jobs added to the invoices queue',
-    registers: [this.registry],
-  });
+  readonly invoicesEnqueued = this.counter(
+    'invoice_jobs_enqueued_total',
+    'Invoice jobs added to the invoices queue',
+  );
 }

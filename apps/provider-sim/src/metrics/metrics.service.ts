@@ -1,6 +1,5 @@
 import { Injectable } from '@nestjs/common';
 import { HttpMetrics } from '@retry-safe/app-shell';
-import { Counter } from 'prom-client';
 
 /** What happened to a charge or email request that reached the handler. */
 export const EffectOutcome = {
@@ -20,17 +19,15 @@ export type EffectOutcome = (typeof EffectOutcome)[keyof typeof EffectOutcome];
  */
 @Injectable()
 export class MetricsService extends HttpMetrics {
-  readonly charges = new Counter({
-    name: 'provider_charges_total',
-    help: 'POST /v1/charges calls by outcome (created, replayed, rejected)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly charges = this.counter(
+    'provider_charges_total',
+    'POST /v1/charges calls by outcome (created, replayed, rejected)',
+    ['outcome'],
+  );
 
-  readonly emails = new Counter({
-    name: 'provider_emails_total',
-    help: 'POST /v1/emails calls by outcome (created, replayed, rejected)',
-    labelNames: ['outcome'] as const,
-    registers: [this.registry],
-  });
+  readonly emails = this.counter(
+    'provider_emails_total',
+    'POST /v1/emails calls by outcome (created, replayed, rejected)',
+    ['outcome'],
+  );
 }
