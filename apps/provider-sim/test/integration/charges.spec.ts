@@ -131,4 +131,25 @@ describe('POST /v1/charges', () => {
     expect(ledger.calls).toBe(2);
     expect(ledger.charges).toEqual([expect.objectContaining({ id: retried.body.id })]);
   });
+
+  it('reads the key in either wire form: "pay-1" and pay-1 are one key, stored decoded', async () => {
+    app = await createProviderApp();
+    const quoted = await charge('"pay-1"', { amount: 100, currency: 'usd' });
+    const bare = await charge('pay-1', { amount: 100, currency: 'usd' });
+
+    expect([quoted.status, bare.status, bare.headers['idempotent-replayed']]).toEqual([201, 201, 'true']);
+    const ledger = (await request(app.getHttpServer()).get('/v1/charges')).body;
+    expect(ledger.charges.map((c: { idempotencyKey: string }) => c.idempotencyKey)).toEqual(['pay-1']);
+  });
+
+  // Node joins repeated field lines of an unknown header with ", ": read as one value, `a` and `b` sent twice
+  // became the key "a, b". The provider reads every field line and refuses the repetition.
+  it('refuses a repeated Idempotency-Key header and charges nothing', async () => {
+    app = await createProviderApp();
+    const twice = ['pay-1', 'pay-2'] as unknown as string;
+    const res = await charge(undefined, { amount: 100, currency: 'usd' }).set('Idempotency-Key', twice);
+
+    expect([res.status, res.body.code]).toEqual([400, 'idempotency_key_invalid']);
+    expect((await request(app.getHttpServer()).get('/v1/charges')).body.charges).toEqual([]);
+  });
 });
