@@ -35,7 +35,9 @@ export const SHELL_PATHS = ['/health', '/health/live', '/metrics', '/__config', 
  * - the shutdown order: features stop in `onModuleDestroy`, Redis closes in `onApplicationShutdown`, after them.
  *
  * Fault injection is imported here, below the shell, so its middleware runs before the request context's (Nest
- * applies the deepest module's middleware first), as it did when each app wired both by hand.
+ * applies the deepest module's middleware first), as it did when each app wired both by hand. Not a
+ * `ConfigurableModuleBuilder` module: which controllers and imports exist depends on the options (`FAULTS_ENABLED`,
+ * a Redis, a settings schema), so they must be known when the module is built, not resolved later by a factory.
  */
 @Global()
 @Module({})
