@@ -11,6 +11,7 @@ import {
   type RenewRequest,
   type StoreIfAbsentRequest,
 } from '../store.js';
+import { ConnectionDownError, isKnownDown, watchConnection } from './connection-state.js';
 import { REDIS_STORE_DEFAULTS, REDIS_STORE_LIMITS } from './defaults.js';
 import { claimResultOf, flagOf } from './replies.js';
 import { scripts, type LuaScript } from './scripts.js';
@@ -29,7 +30,9 @@ export interface RedisIdempotencyStoreOptions {
   /**
    * Upper bound for every store call, whatever the ioredis client's own retry and offline-queue settings, so a
    * dead or paused Redis never hangs a request. A call that exceeds it fails with
-   * `IDEMPOTENCY_STORE_UNAVAILABLE`.
+   * `IDEMPOTENCY_STORE_UNAVAILABLE`. While the connection is known down (refused, reconnecting) a claim does not
+   * wait for it: it fails at once without sending anything. A connected Redis that stopped answering is only
+   * detected by this timeout.
    * @default REDIS_STORE_DEFAULTS.commandTimeoutMs (1000)
    */
   commandTimeoutMs?: number;
@@ -71,6 +74,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         `commandTimeoutMs must be an integer between ${min} and ${max}, got ${this.commandTimeoutMs}`,
       );
     }
+    watchConnection(client);
   }
 
   /** The Redis key of a record. Operation and key cannot contain `:`, so the name is unambiguous. */
@@ -79,6 +83,18 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
+    // Fail fast: while the connection is known down a claim could only wait out commandTimeoutMs in the offline
+    // queue (and might then run late). Only claims: complete/release/renew may still land after a reconnect.
+    if (isKnownDown(this.client)) {
+      throw new IdempotencyStoreUnavailableError(
+        'Idempotency store unavailable: the Redis connection is down',
+        {
+          operation: request.operation,
+          key: request.key,
+          cause: new ConnectionDownError(this.client.status),
+        },
+      );
+    }
     const key = this.recordKey(request);
     const abandoned = this.abandonedOwner(key);
     const reply = this.eval(scripts.claim, key, [
