@@ -198,7 +198,14 @@ export class IdempotencyCoordinator {
     let stored = true;
     try {
       const { operation, key, owner } = call;
-      stored = await this.store.complete({ operation, key, owner, payload, ttlMs: call.request.ttlMs });
+      stored = await this.store.complete({
+        operation,
+        key,
+        owner,
+        payload,
+        ttlMs: call.request.ttlMs,
+        onNotDurable: () => this.emit(IdempotencyEventType.NotDurable, call),
+      });
     } catch {
       // The effect happened; failing the call now would make the client retry it. The reservation stays until
       // its lease ends, which is when a repeat could run again: downstream dedup by a stable key covers that.

@@ -46,6 +46,11 @@ export const IdempotencyEventType = {
   /** The action ran unprotected because the store was unavailable. */
   FailOpen: 'fail_open',
   CorruptRecord: 'corrupt_record',
+  /**
+   * A result was stored but less durably than the store is configured for (Redis: fewer replicas acknowledged it
+   * than `durability.replicas`); a failover now could lose it and let a retry run the action again.
+   */
+  NotDurable: 'not_durable',
 } as const;
 
 /** One of {@link IdempotencyEventType}'s values. */

@@ -67,6 +67,11 @@ export interface CompleteRequest extends RecordId {
   readonly payload: string | null;
   /** Exact lifetime of the stored result, from now. */
   readonly ttlMs: number;
+  /**
+   * Called when the result was stored but the store could not make it as durable as configured (e.g. too few
+   * replicas acknowledged it). Not a failure: the call still resolves true.
+   */
+  readonly onNotDurable?: () => void;
 }
 
 /** Arguments of {@link IdempotencyStore.renew}. */

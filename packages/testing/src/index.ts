@@ -10,3 +10,4 @@ export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process.js';
 export { startTcpProxy, type ProxyConnection, type TcpProxy, type TcpProxyTarget } from './tcp-proxy.js';
 export { captureProblem, type SentProblem } from './capture-problem.js';
+export { startRedisReplication, type RedisReplicationHandle } from './redis-replication.js';

@@ -4,3 +4,4 @@ export {
   RedisIdempotencyStore,
   type RedisIdempotencyStoreOptions,
 } from './redis-store.js';
+export type { DurabilityOptions } from './durability.js';

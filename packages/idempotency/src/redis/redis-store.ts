@@ -13,6 +13,13 @@ import {
 } from '../store.js';
 import { ConnectionDownError, isKnownDown, watchConnection } from './connection-state.js';
 import { REDIS_STORE_DEFAULTS, REDIS_STORE_LIMITS } from './defaults.js';
+import {
+  NotReplicatedError,
+  assertDurability,
+  evalThenWait,
+  isNoScript,
+  type DurabilityOptions,
+} from './durability.js';
 import { claimResultOf, flagOf } from './replies.js';
 import { scripts, type LuaScript } from './scripts.js';
 import { RecordSubscriptions } from './subscriptions.js';
@@ -36,6 +43,15 @@ export interface RedisIdempotencyStoreOptions {
    * @default REDIS_STORE_DEFAULTS.commandTimeoutMs (1000)
    */
   commandTimeoutMs?: number;
+  /**
+   * Opt-in: `WAIT` for this many replicas after the claim and the completion (same round trip as the script).
+   * A claim too few replicas acknowledged is given back and answered `IDEMPOTENCY_STORE_UNAVAILABLE` (the
+   * coordinator's fail policy decides what follows); a result too few acknowledged is kept and reported as a
+   * `not_durable` event. See {@link DurabilityOptions} for what `WAIT` does and does not promise.
+   * @default undefined (no WAIT: a failover can lose the last claims and results)
+   * @example { replicas: 1, timeoutMs: 100 }
+   */
+  durability?: DurabilityOptions;
 }
 
 class CommandTimeoutError extends Error {
@@ -53,6 +69,7 @@ class CommandTimeoutError extends Error {
 export class RedisIdempotencyStore implements IdempotencyStore {
   readonly keyPrefix: string;
   readonly commandTimeoutMs: number;
+  readonly durability: DurabilityOptions | undefined;
   private readonly subscriptions: RecordSubscriptions;
   /** Record key -> owner of a claim that timed out, until its reservation is known to be given back. */
   private readonly abandoned = new Map<string, { owner: string; until: number }>();
@@ -74,6 +91,8 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         `commandTimeoutMs must be an integer between ${min} and ${max}, got ${this.commandTimeoutMs}`,
       );
     }
+    this.durability = options.durability && { ...options.durability };
+    if (this.durability) assertDurability(this.durability, this.commandTimeoutMs);
     watchConnection(client);
   }
 
@@ -97,14 +116,17 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     }
     const key = this.recordKey(request);
     const abandoned = this.abandonedOwner(key);
-    const reply = this.eval(scripts.claim, key, [
+    const args = [
       request.owner,
       request.fingerprint,
       request.leaseMs,
       request.retainMs,
       RECORD_FORMAT_VERSION,
       abandoned ?? '',
-    ]);
+    ];
+    const reply = this.durability
+      ? this.claimReplicated(request, key, args, this.durability)
+      : this.eval(scripts.claim, key, args);
     try {
       const result = claimResultOf(await this.bounded(reply, request));
       // The record has moved past the abandoned reservation (this claim took it over, or found another state).
@@ -155,19 +177,23 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   async complete(request: CompleteRequest): Promise<boolean> {
     const key = this.recordKey(request);
-    return flagOf(
-      await this.bounded(
-        this.eval(scripts.complete, key, [
-          request.owner,
-          request.payload ?? '',
-          request.ttlMs,
-          key,
-          RECORD_FORMAT_VERSION,
-          request.payload === null ? 'e' : 'c',
-        ]),
-        request,
-      ),
+    const args = [
+      request.owner,
+      request.payload ?? '',
+      request.ttlMs,
+      key,
+      RECORD_FORMAT_VERSION,
+      request.payload === null ? 'e' : 'c',
+    ];
+    if (!this.durability) return flagOf(await this.bounded(this.eval(scripts.complete, key, args), request));
+    const { reply, acknowledged } = await this.bounded(
+      evalThenWait(this.client, scripts.complete, key, args, this.durability),
+      request,
     );
+    const stored = flagOf(reply);
+    // The result is stored and the effect has happened: failing now would only make the client retry it.
+    if (stored && acknowledged < this.durability.replicas) request.onNotDurable?.();
+    return stored;
   }
 
   async renew(request: RenewRequest): Promise<boolean> {
@@ -216,10 +242,26 @@ export class RedisIdempotencyStore implements IdempotencyStore {
     this.subscriptions.close();
   }
 
+  /** The claim, then WAIT; a reservation too few replicas acknowledged is given back and reported unavailable. */
+  private async claimReplicated(
+    request: ClaimRequest,
+    key: string,
+    args: (string | number)[],
+    durability: DurabilityOptions,
+  ): Promise<unknown> {
+    const { reply, acknowledged } = await evalThenWait(this.client, scripts.claim, key, args, durability);
+    if (acknowledged >= durability.replicas || claimResultOf(reply).status !== ClaimStatus.Acquired)
+      return reply;
+    // A failover now could forget the reservation and let a duplicate run: do not act on it. Given back before
+    // answering, so the caller's retry finds the key free rather than blocked for a lease.
+    await this.release(request).catch(() => false);
+    throw new NotReplicatedError(acknowledged, durability.replicas, durability.timeoutMs);
+  }
+
   /** EVALSHA, falling back to EVAL (which caches the script) after a NOSCRIPT (e.g. Redis restarted). */
   private eval(script: LuaScript, key: string, args: (string | number)[]): Promise<unknown> {
     return this.client.evalsha(script.sha, script.numberOfKeys, key, ...args).catch((error: unknown) => {
-      if (error instanceof Error && error.message.startsWith('NOSCRIPT')) {
+      if (isNoScript(error)) {
         return this.client.eval(script.source, script.numberOfKeys, key, ...args);
       }
       throw error;

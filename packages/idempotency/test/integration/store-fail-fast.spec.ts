@@ -1,7 +1,8 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it, jest } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { startPrivateRedisServer, type RedisHandle } from '@retry-safe/testing';
-import { IdempotencyErrorCode, RedisIdempotencyStore } from '../../src/index.js';
+import { IdempotencyErrorCode } from '../../src/index.js';
+import { RedisIdempotencyStore } from '../../src/redis/index.js';
 import { countingAction, world, type World } from './support.js';
 
 // Large on purpose: "at once" must be visibly less than waiting it out.
