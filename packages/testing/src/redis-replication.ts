@@ -1,7 +1,7 @@
-import { connect, createServer, type Server, type Socket } from 'node:net';
 import { Redis } from 'ioredis';
 import { waitFor } from './free-port.js';
 import { startPrivateRedisServer, type RedisHandle } from './redis-server.js';
+import { startTcpProxy, type TcpProxyTarget } from './tcp-proxy.js';
 
 /**
  * A primary with one replica, for failover tests. Clients connect to {@link url}, an address that follows the
@@ -37,9 +37,13 @@ export interface RedisReplicationHandle {
 export async function startRedisReplication(): Promise<RedisReplicationHandle> {
   // Full sync at once instead of after the default 5 s wait for more replicas to join.
   const primary = await startPrivateRedisServer({ args: ['--repl-diskless-sync-delay', '0'] });
-  const link = await Forwarder.start(primary.port);
+  // The replica is the link's client: holding the proxy's replies holds the replication stream.
+  const link = await startTcpProxy({ host: primary.host, port: primary.port });
   const replica = await startPrivateRedisServer({ args: ['--replicaof', '127.0.0.1', String(link.port)] });
-  const front = await Forwarder.start(primary.port);
+  // The proxy opens each upstream connection to the target's address at that moment: changing it (failover)
+  // sends every reconnecting client to the new primary, as a virtual IP or DNS switch would.
+  const current: { host: string; port: number } = { host: primary.host, port: primary.port };
+  const front = await startTcpProxy(current satisfies TcpProxyTarget);
   const control = new Redis({ host: replica.host, port: replica.port, lazyConnect: true });
   control.on('error', () => undefined);
 
@@ -55,24 +59,23 @@ export async function startRedisReplication(): Promise<RedisReplicationHandle> {
   await waitInSync();
 
   return {
-    url: `redis://127.0.0.1:${front.port}`,
+    url: front.url,
     primary,
     replica,
-    client: () => new Redis({ host: '127.0.0.1', port: front.port }),
-    holdReplication: () => link.hold(),
-    releaseReplication: () => link.release(),
+    client: () => new Redis({ host: front.host, port: front.port }),
+    holdReplication: () => link.holdReplies(),
+    releaseReplication: () => link.releaseReplies(),
     waitInSync,
     failover: async () => {
       await crash(primary);
       await control.replicaof('NO', 'ONE');
-      front.retarget(replica.port);
+      current.port = replica.port;
       // Clients still connected to the dead primary's address must reconnect (and so reach the new primary).
-      front.dropConnections();
+      for (const connection of front.connections) connection.drop();
     },
     close: async () => {
       control.disconnect();
-      front.close();
-      link.close();
+      await Promise.all([front.close(), link.close()]);
       await Promise.all([primary.close(), replica.close()]);
     },
   };
@@ -105,86 +108,4 @@ async function crash(redis: RedisHandle): Promise<void> {
     }
     throw new Error(`process ${pid} still alive`);
   });
-}
-
-/** One forwarded connection; bytes from the server are held while the forwarder holds. */
-interface Pair {
-  readonly downstream: Socket;
-  readonly upstream: Socket;
-  held: Buffer[];
-}
-
-/** A TCP forwarder to 127.0.0.1:<target> that can hold server-to-client bytes and change its target. */
-class Forwarder {
-  private readonly pairs = new Set<Pair>();
-  private holding = false;
-
-  private constructor(
-    private readonly server: Server,
-    readonly port: number,
-    private target: number,
-  ) {
-    server.on('connection', (downstream) => this.forward(downstream));
-  }
-
-  static async start(target: number): Promise<Forwarder> {
-    const server = createServer();
-    const port = await new Promise<number>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(0, '127.0.0.1', () => {
-        const address = server.address();
-        if (address === null || typeof address === 'string') reject(new Error('no port'));
-        else resolve(address.port);
-      });
-    });
-    return new Forwarder(server, port, target);
-  }
-
-  hold(): void {
-    this.holding = true;
-  }
-
-  release(): void {
-    this.holding = false;
-    for (const pair of this.pairs) {
-      for (const chunk of pair.held) pair.downstream.write(chunk);
-      pair.held = [];
-    }
-  }
-
-  retarget(port: number): void {
-    this.target = port;
-  }
-
-  dropConnections(): void {
-    for (const pair of this.pairs) this.drop(pair);
-  }
-
-  close(): void {
-    this.dropConnections();
-    this.server.close();
-  }
-
-  private forward(downstream: Socket): void {
-    const upstream = connect({ host: '127.0.0.1', port: this.target });
-    const pair: Pair = { downstream, upstream, held: [] };
-    this.pairs.add(pair);
-    downstream.on('data', (chunk) => upstream.write(chunk));
-    upstream.on('data', (chunk) => {
-      if (this.holding) pair.held.push(chunk);
-      else downstream.write(chunk);
-    });
-    // Either side gone: the other goes too, and held bytes die with the connection (a crashed primary's).
-    for (const socket of [downstream, upstream]) {
-      socket.on('error', () => this.drop(pair));
-      socket.on('close', () => this.drop(pair));
-    }
-  }
-
-  private drop(pair: Pair): void {
-    if (!this.pairs.delete(pair)) return;
-    pair.held = [];
-    pair.downstream.destroy();
-    pair.upstream.destroy();
-  }
 }
