@@ -26,6 +26,7 @@ import { PowertoolsPeer } from './peers/powertools.peer.js';
 import { RetrySafePeer } from './peers/retry-safe.peer.js';
 import { RedisCommandCounter, type CommandCount } from './support/redis-commands.js';
 import { round, summarise, type LatencySummary } from './support/stats.js';
+import { measureThroughput, type ThroughputResult } from './support/throughput.js';
 
 /** Which row a library is: ours, a peer library (the goals compare against these), or the hand-rolled floor. */
 const Role = { Ours: 'ours', Peer: 'peer', Baseline: 'baseline' } as const;
@@ -34,6 +35,8 @@ type Role = (typeof Role)[keyof typeof Role];
 interface Library {
   readonly id: string;
   readonly role: Role;
+  /** Ours with the client settings the README recommends under load: the row the throughput goals use. */
+  readonly recommended?: boolean;
   readonly create: () => Peer;
   /** The stale-owner scenario needs a peer whose action can outlive its lease. */
   readonly createForStaleOwner: () => Peer;
@@ -45,6 +48,13 @@ const LIBRARIES: readonly Library[] = [
     role: Role.Ours,
     create: () => new RetrySafePeer(),
     createForStaleOwner: () => new RetrySafePeer({ renewLease: false }),
+  },
+  {
+    id: 'retry-safe-autopipelining',
+    role: Role.Ours,
+    recommended: true,
+    create: () => new RetrySafePeer({ autoPipelining: true }),
+    createForStaleOwner: () => new RetrySafePeer({ renewLease: false, autoPipelining: true }),
   },
   {
     id: 'powertools',
@@ -78,7 +88,7 @@ const PLAN = {
   warmup: 300,
   latencyRounds: 4,
   commandSamples: 200,
-  throughputConcurrency: 64,
+  throughputConcurrencies: [64, 256],
   throughputMs: positiveInt('BENCH_THROUGHPUT_MS', 3000),
   contentionCalls: 100,
   // Long enough that all 100 calls are in flight together before the first one finishes.
@@ -126,19 +136,23 @@ interface LibraryResult {
   /** Actions that ran during the replay phase (must be 0). */
   readonly replayExecutions: number;
   readonly commands: { readonly first: PerCallCommands; readonly replay: PerCallCommands };
-  readonly throughput: {
-    readonly concurrency: number;
-    readonly durationMs: number;
-    readonly ops: number;
-    readonly opsPerSecond: number;
-    readonly errors: number;
-  };
+  readonly recommended: boolean;
+  /** Per number of keys in flight, first executions (fresh keys) and replays (primed keys). */
+  readonly throughput: readonly ThroughputPair[];
+  /** Actions that ran during the replay throughput windows (must be 0). */
+  readonly throughputReplayExecutions: number;
   readonly contention: ContentionResult;
   readonly staleOwner: StaleOwnerResult;
   /** Ours only: the same race with lease renewal on (our default). */
   readonly staleOwnerWithRenewal?: StaleOwnerResult;
   /** This library's p50 divided by ours (> 1: ours is faster). */
   ratioToOurs?: { readonly firstP50: number; readonly replayP50: number };
+}
+
+interface ThroughputPair {
+  readonly concurrency: number;
+  readonly first: ThroughputResult;
+  readonly replay: ThroughputResult;
 }
 
 interface PerCallCommands {
@@ -270,18 +284,20 @@ async function measureAll(
       console.error(`  ${library.id}: commands, throughput, contention`);
       await flush();
       const commands = await countCommands(peer, counter);
-      const throughput = await measureThroughput(peer);
+      const { throughput, replayExecutions: throughputReplayExecutions } = await measurePeerThroughput(peer);
       const contention = await measureContention(peer);
       measured.set(library.id, {
         id: library.id,
         name: peer.name,
         role: library.role,
+        recommended: library.recommended ?? false,
         capabilities: peer.capabilities,
         first: summarise(first.get(library.id)!),
         replay: summarise(replay.get(library.id)!),
         replayExecutions: replayExecutions.get(library.id)!,
         commands,
         throughput,
+        throughputReplayExecutions,
         contention,
       });
     }
@@ -345,32 +361,36 @@ function perCall(count: CommandCount, calls: number): PerCallCommands {
   };
 }
 
-/** `concurrency` workers, each executing fresh keys back to back until the deadline. */
-async function measureThroughput(peer: Peer): Promise<LibraryResult['throughput']> {
-  let ops = 0;
-  let errors = 0;
-  const start = process.hrtime.bigint();
-  const deadline = start + BigInt(PLAN.throughputMs) * 1_000_000n;
-  const worker = async (): Promise<void> => {
-    while (process.hrtime.bigint() < deadline) {
-      try {
-        await peer.execute(freshKey('tput'), instantCharge);
-        ops++;
-      } catch {
-        errors++;
-      }
-    }
+/** Keys each replay worker cycles over; primed before the window, so every call in it is a replay. */
+const REPLAY_KEYS_PER_WORKER = 4;
+
+/**
+ * For each number of keys in flight: workers executing fresh keys back to back until the deadline, then workers
+ * replaying primed keys.
+ */
+async function measurePeerThroughput(
+  peer: Peer,
+): Promise<{ throughput: ThroughputPair[]; replayExecutions: number }> {
+  const throughput: ThroughputPair[] = [];
+  let replayExecutions = 0;
+  const countedCharge: ChargeAction = async () => {
+    replayExecutions++;
+    return newCharge();
   };
-  await Promise.all(Array.from({ length: PLAN.throughputConcurrency }, worker));
-  const elapsedMs = Number(process.hrtime.bigint() - start) / 1e6;
-  await peer.drain?.();
-  return {
-    concurrency: PLAN.throughputConcurrency,
-    durationMs: round(elapsedMs, 1),
-    ops,
-    opsPerSecond: Math.round((ops * 1000) / elapsedMs),
-    errors,
-  };
+  for (const concurrency of PLAN.throughputConcurrencies) {
+    const first = await measureThroughput(concurrency, PLAN.throughputMs, () =>
+      peer.execute(freshKey('tput'), instantCharge),
+    );
+    await peer.drain?.();
+    const keys = Array.from({ length: concurrency * REPLAY_KEYS_PER_WORKER }, () => freshKey('tput-replay'));
+    for (const key of keys) await peer.execute(key, instantCharge);
+    await peer.drain?.();
+    const replay = await measureThroughput(concurrency, PLAN.throughputMs, (worker, i) =>
+      peer.execute(keys[worker * REPLAY_KEYS_PER_WORKER + (i % REPLAY_KEYS_PER_WORKER)]!, countedCharge),
+    );
+    throughput.push({ concurrency, first, replay });
+  }
+  return { throughput, replayExecutions };
 }
 
 /** 100 calls with one key, all started together; the action takes 50 ms, as a provider call would. */
@@ -529,10 +549,20 @@ function evaluateGoals(results: readonly LibraryResult[]): GoalResult[] {
         : `missed by ${round(target - ratio, 2)}x: ours would need <= ${(fastest[phase].p50 / target).toFixed(3)} ms`,
     };
   };
+  const throughputGoals = throughputAgainstPeers(results)
+    .filter((row) => row.ours.recommended)
+    .map((row): GoalResult => ({
+      goal: `${row.phase === 'first' ? 'first executions' : 'replays'}/s @${row.concurrency} keys at least the fastest peer's (ours with the README's client settings)`,
+      target: '>= 1x',
+      measured: `${row.ratio.toFixed(2)}x (ours ${row.oursOps}/s, ${row.fastest.name} ${row.fastestOps}/s)`,
+      met: row.ratio >= 1,
+      detail: row.ratio >= 1 ? `met by ${round(row.ratio - 1, 2)}x` : `missed by ${round(1 - row.ratio, 2)}x`,
+    }));
   const peersAboveOne = peers.filter((peer) => peer.contention.executions > 1).map((peer) => peer.name);
   return [
     speedGoal('first', 1.3, 'first execution'),
     speedGoal('replay', 1.5, 'replay'),
+    ...throughputGoals,
     {
       goal: `exactly one execution for ${PLAN.contentionCalls} concurrent calls with one key`,
       target: '1',
@@ -579,7 +609,8 @@ function renderTable(results: readonly LibraryResult[]): string {
     'replay p50 / ours',
     'Redis cmds first: server / round trips',
     'Redis cmds replay: server / round trips',
-    `ops/s @${PLAN.throughputConcurrency} keys`,
+    ...PLAN.throughputConcurrencies.map((n) => `first/s @${n} keys`),
+    ...PLAN.throughputConcurrencies.map((n) => `replays/s @${n} keys`),
     `contention: ${PLAN.contentionCalls} calls, 1 key`,
     `stale owner (lease ${PLAN.staleOwner.leaseMs} ms, action ${PLAN.staleOwner.firstActionMs} ms)`,
   ];
@@ -593,12 +624,51 @@ function renderTable(results: readonly LibraryResult[]): string {
     result.ratioToOurs ? `${result.ratioToOurs.replayP50.toFixed(2)}x` : 'n/a',
     `${result.commands.first.server} / ${result.commands.first.roundTrips}`,
     `${result.commands.replay.server} / ${result.commands.replay.roundTrips}`,
-    String(result.throughput.opsPerSecond),
+    ...result.throughput.map((t) => String(t.first.opsPerSecond)),
+    ...result.throughput.map((t) => String(t.replay.opsPerSecond)),
     contentionCell(result.contention),
     staleCell(result.staleOwner),
   ]);
   const line = (cells: readonly string[]): string => `| ${cells.join(' | ')} |`;
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
+}
+
+/** The fastest peer (not the baseline) per throughput column, and each of our rows as a ratio to it. */
+function throughputAgainstPeers(results: readonly LibraryResult[]) {
+  const peers = results.filter((result) => result.role === Role.Peer);
+  const columns = PLAN.throughputConcurrencies.flatMap((concurrency, index) =>
+    (['first', 'replay'] as const).map((phase) => ({ concurrency, index, phase })),
+  );
+  return columns.flatMap(({ concurrency, index, phase }) => {
+    const opsOf = (result: LibraryResult) => result.throughput[index]?.[phase].opsPerSecond ?? 0;
+    const fastest = peers.reduce<LibraryResult | undefined>(
+      (best, peer) => (!best || opsOf(peer) > opsOf(best) ? peer : best),
+      undefined,
+    );
+    if (!fastest) return [];
+    return results
+      .filter((result) => result.role === Role.Ours)
+      .map((ours) => ({
+        ours,
+        phase,
+        concurrency,
+        fastest,
+        oursOps: opsOf(ours),
+        fastestOps: opsOf(fastest),
+        ratio: round(opsOf(ours) / opsOf(fastest), 2),
+      }));
+  });
+}
+
+function renderThroughputRatios(results: readonly LibraryResult[]): string[] {
+  const lines = ['Throughput against the fastest peer in this run (ours / fastest; >= 1.00 is the goal):'];
+  for (const row of throughputAgainstPeers(results)) {
+    const label = row.phase === 'first' ? 'first executions' : 'replays';
+    lines.push(
+      `- ${row.ours.name}, ${label} @${row.concurrency} keys: ${row.ratio.toFixed(2)}x (${row.oursOps}/s vs ${row.fastest.name} ${row.fastestOps}/s)`,
+    );
+  }
+  return lines;
 }
 
 function renderNotes(results: readonly LibraryResult[], goals: readonly GoalResult[]): string {
@@ -607,6 +677,7 @@ function renderNotes(results: readonly LibraryResult[], goals: readonly GoalResu
     const verdict = goal.met === null ? 'not evaluated' : goal.met ? 'MET' : 'MISSED';
     lines.push(`- ${goal.goal}: ${verdict}; ${goal.measured}; ${goal.detail}`);
   }
+  lines.push('', ...renderThroughputRatios(results));
   lines.push('', 'Capabilities (what each library cannot do is listed, not left out):');
   for (const result of results) {
     const c = result.capabilities;
@@ -625,8 +696,13 @@ function renderNotes(results: readonly LibraryResult[], goals: readonly GoalResu
     lines.push(`  client: ${c.redisClient}. wiring: ${c.wiring}`);
     if (result.replayExecutions > 0)
       lines.push(`  WARNING: the action ran ${result.replayExecutions} time(s) during replays`);
-    if (result.throughput.errors > 0)
-      lines.push(`  WARNING: ${result.throughput.errors} errors during the throughput phase`);
+    const throughputErrors = result.throughput.reduce((n, t) => n + t.first.errors + t.replay.errors, 0);
+    if (throughputErrors > 0)
+      lines.push(`  WARNING: ${throughputErrors} errors during the throughput phases`);
+    if (result.throughputReplayExecutions > 0)
+      lines.push(
+        `  WARNING: the action ran ${result.throughputReplayExecutions} time(s) during replay throughput`,
+      );
     if (result.staleOwnerWithRenewal) {
       lines.push(
         `  stale owner with lease renewal on (our default): ${staleCell(result.staleOwnerWithRenewal)}`,
@@ -642,7 +718,7 @@ const METHOD = [
   `Action: an async function returning a ~170-byte JSON charge; every library gets the same request {orderId, amount, currency} and hashes or compares it its own way.`,
   `Latency: ${PLAN.warmup} warm-up first executions and replays per library, then ${PLAN.samples} first executions on fresh keys and ${PLAN.samples} replays of those keys, sequential, timed with process.hrtime.bigint(), in ${PLAN.latencyRounds} interleaved rounds (each library takes a turn per round, rotating order); nearest-rank p50/p99.`,
   `Redis commands per call: a separate phase of ${PLAN.commandSamples} first executions and ${PLAN.commandSamples} replays. "server" = sum of calls in INFO commandstats after CONFIG RESETSTAT (counts commands run inside Lua scripts too); "round trips" = commands received from clients as seen by MONITOR, where script-internal commands (source "lua") are left out, and EVALSHA/EVAL/FCALL and a MULTI..EXEC block count 1 each (independent pipelined commands would still count one each). Background writes are awaited before the window closes.`,
-  `Throughput: ${PLAN.throughputConcurrency} concurrent workers executing fresh keys for ${PLAN.throughputMs} ms.`,
+  `Throughput: for ${PLAN.throughputConcurrencies.join(' and ')} keys in flight, that many concurrent workers executing fresh keys for ${PLAN.throughputMs} ms, then replaying ${REPLAY_KEYS_PER_WORKER} primed keys each for ${PLAN.throughputMs} ms.`,
   `Contention: ${PLAN.contentionCalls} concurrent calls with one key, action takes ${PLAN.contentionActionMs} ms; "runs" counts how often the action actually ran.`,
   `Stale owner: a fresh instance with a ${PLAN.staleOwner.leaseMs} ms in-progress window (ours: leaseMs with renewLease false; powertools: Lambda remaining time; libraries without an in-progress expiry keep their documented default). The first action takes ${PLAN.staleOwner.firstActionMs} ms; a duplicate starts at ${PLAN.staleOwner.secondStartsAfterMs} ms with a ${PLAN.staleOwner.secondActionMs} ms action; a third call afterwards shows whose result is stored.`,
   `HTTP is not involved in any row (express-idempotency's middleware is called with stub req/res).`,
