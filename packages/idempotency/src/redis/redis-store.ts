@@ -21,6 +21,7 @@ import {
   type DurabilityOptions,
 } from './durability.js';
 import { claimResultOf, flagOf } from './replies.js';
+import { batchWritesThisTick } from './write-batching.js';
 import { scripts, type LuaScript } from './scripts.js';
 import { RecordSubscriptions } from './subscriptions.js';
 
@@ -260,6 +261,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   /** EVALSHA, falling back to EVAL (which caches the script) after a NOSCRIPT (e.g. Redis restarted). */
   private eval(script: LuaScript, key: string, args: (string | number)[]): Promise<unknown> {
+    batchWritesThisTick(this.client);
     return this.client.evalsha(script.sha, script.numberOfKeys, key, ...args).catch((error: unknown) => {
       if (isNoScript(error)) {
         return this.client.eval(script.source, script.numberOfKeys, key, ...args);
