@@ -27,7 +27,7 @@ import {
   type RedisLimit,
 } from './support/load.js';
 import { round, summarise, type LatencySummary } from './support/stats.js';
-import { measureThroughput } from './support/throughput.js';
+import { measureThroughput, redisCpuReader } from './support/throughput.js';
 
 const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 5_000);
 const THROUGHPUT_MS = Number(process.env['BENCH_THROUGHPUT_MS'] ?? 3_000);
@@ -81,7 +81,7 @@ async function main(): Promise<void> {
   const client = new Redis(redis.url);
   const store = new RedisIdempotencyStore(client, { keyPrefix: 'bench:' });
   const coordinator = new IdempotencyCoordinator(store, { inFlight: 'raise', leaseMs: 30_000 });
-  // The setting the README recommends under load: its latency must stay within the same goals.
+  // ioredis' enableAutoPipelining, for comparison: latency and throughput with it, in the same run.
   const pipelinedClient = new Redis(redis.url, { enableAutoPipelining: true });
   const pipelinedStore = new RedisIdempotencyStore(pipelinedClient, { keyPrefix: 'bench:' });
   const pipelined = new IdempotencyCoordinator(pipelinedStore, { inFlight: 'raise', leaseMs: 30_000 });
@@ -174,6 +174,7 @@ async function main(): Promise<void> {
       rounds: LOAD_ROUNDS,
       request,
       action,
+      redisCpu: await redisCpuReader(client),
     };
     const redisLimit = await measureRedisLimit(loadPlan);
     const load = await measureUnderLoad(loadPlan, redisLimit);
@@ -271,6 +272,9 @@ function printLoad(load: readonly LoadResult[], limit: RedisLimit): void {
     const met = result.firstToLimit >= FIRST_TO_LIMIT_GOAL ? 'met' : 'missed';
     console.log(
       `${result.client.padEnd(26)} ${String(result.first.opsPerSecond).padStart(6)} first/s = ${result.firstToLimit.toFixed(2)} of the limit (goal >= ${FIRST_TO_LIMIT_GOAL}: ${met})   ${String(result.replay.opsPerSecond).padStart(6)} replays/s = ${result.replayToLimit.toFixed(2)} of the limit`,
+    );
+    console.log(
+      `${''.padEnd(26)} CPU per first execution: Node ${result.first.nodeCpuUsPerOp} µs, Redis ${result.first.redisCpuUsPerOp ?? 'n/a'} µs; per replay: Node ${result.replay.nodeCpuUsPerOp} µs, Redis ${result.replay.redisCpuUsPerOp ?? 'n/a'} µs`,
     );
     if (result.first.errors + result.replay.errors > 0 || result.replayExecutions > 0) {
       console.log(

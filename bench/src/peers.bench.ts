@@ -4,7 +4,7 @@
  * to bench/results/peers.json.
  *
  * Environment (optional): BENCH_PEERS=retry-safe,powertools,... to run a subset; BENCH_SAMPLES (default 2000)
- * and BENCH_THROUGHPUT_MS (default 3000) for quick runs. The committed results come from the defaults.
+ * BENCH_THROUGHPUT_MS (default 1000, per window) and BENCH_THROUGHPUT_ROUNDS (default 3) for quick runs. The committed results come from the defaults.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
@@ -26,7 +26,7 @@ import { PowertoolsPeer } from './peers/powertools.peer.js';
 import { RetrySafePeer } from './peers/retry-safe.peer.js';
 import { RedisCommandCounter, type CommandCount } from './support/redis-commands.js';
 import { round, summarise, type LatencySummary } from './support/stats.js';
-import { measureThroughput, type ThroughputResult } from './support/throughput.js';
+import { measureThroughput, redisCpuReader, type ThroughputResult } from './support/throughput.js';
 
 /** Which row a library is: ours, a peer library (the goals compare against these), or the hand-rolled floor. */
 const Role = { Ours: 'ours', Peer: 'peer', Baseline: 'baseline' } as const;
@@ -35,7 +35,7 @@ type Role = (typeof Role)[keyof typeof Role];
 interface Library {
   readonly id: string;
   readonly role: Role;
-  /** Ours with the client settings the README recommends under load: the row the throughput goals use. */
+  /** Ours as the README recommends using it (our defaults): the row the throughput goals use. */
   readonly recommended?: boolean;
   readonly create: () => Peer;
   /** The stale-owner scenario needs a peer whose action can outlive its lease. */
@@ -46,13 +46,15 @@ const LIBRARIES: readonly Library[] = [
   {
     id: 'retry-safe',
     role: Role.Ours,
+    // Our defaults: the store sends the commands of one tick in one write by itself.
+    recommended: true,
     create: () => new RetrySafePeer(),
     createForStaleOwner: () => new RetrySafePeer({ renewLease: false }),
   },
   {
+    // ioredis' enableAutoPipelining, the setting issue reports suggested: shown for comparison, not recommended.
     id: 'retry-safe-autopipelining',
     role: Role.Ours,
-    recommended: true,
     create: () => new RetrySafePeer({ autoPipelining: true }),
     createForStaleOwner: () => new RetrySafePeer({ renewLease: false, autoPipelining: true }),
   },
@@ -89,7 +91,9 @@ const PLAN = {
   latencyRounds: 4,
   commandSamples: 200,
   throughputConcurrencies: [64, 256],
-  throughputMs: positiveInt('BENCH_THROUGHPUT_MS', 3000),
+  throughputMs: positiveInt('BENCH_THROUGHPUT_MS', 1000),
+  // Every library takes each throughput window once per round (rotating order); the table shows the median.
+  throughputRounds: positiveInt('BENCH_THROUGHPUT_ROUNDS', 3),
   contentionCalls: 100,
   // Long enough that all 100 calls are in flight together before the first one finishes.
   contentionActionMs: 50,
@@ -184,8 +188,12 @@ async function main(): Promise<void> {
     console.error(
       `private redis-server ${redisVersion} at ${redis.url}; ${PLAN.samples} samples per latency phase`,
     );
-    const results = await measureAll(selected, redis.url, counter, () =>
-      admin.flushall().then(() => undefined),
+    const results = await measureAll(
+      selected,
+      redis.url,
+      counter,
+      () => admin.flushall().then(() => undefined),
+      await redisCpuReader(admin),
     );
     addRatios(results);
     const report = {
@@ -242,6 +250,7 @@ async function measureAll(
   redisUrl: string,
   counter: RedisCommandCounter,
   flush: () => Promise<void>,
+  redisCpu: () => number | undefined,
 ): Promise<LibraryResult[]> {
   const peers = libraries.map((library) => ({ library, peer: library.create() }));
   const measured = new Map<string, Measured>();
@@ -280,11 +289,11 @@ async function measureAll(
       }
     }
 
+    const throughput = await measureAllThroughput(peers, flush, redisCpu);
     for (const { library, peer } of peers) {
-      console.error(`  ${library.id}: commands, throughput, contention`);
+      console.error(`  ${library.id}: commands, contention`);
       await flush();
       const commands = await countCommands(peer, counter);
-      const { throughput, replayExecutions: throughputReplayExecutions } = await measurePeerThroughput(peer);
       const contention = await measureContention(peer);
       measured.set(library.id, {
         id: library.id,
@@ -296,8 +305,7 @@ async function measureAll(
         replay: summarise(replay.get(library.id)!),
         replayExecutions: replayExecutions.get(library.id)!,
         commands,
-        throughput,
-        throughputReplayExecutions,
+        ...throughput.get(library.id)!,
         contention,
       });
     }
@@ -364,33 +372,82 @@ function perCall(count: CommandCount, calls: number): PerCallCommands {
 /** Keys each replay worker cycles over; primed before the window, so every call in it is a replay. */
 const REPLAY_KEYS_PER_WORKER = 4;
 
+type LibraryThroughput = Pick<LibraryResult, 'throughput' | 'throughputReplayExecutions'>;
+
 /**
- * For each number of keys in flight: workers executing fresh keys back to back until the deadline, then workers
- * replaying primed keys.
+ * Throughput windows interleaved like latency: in each round every library (rotating order) runs, for each number
+ * of keys in flight, a window of fresh keys and a window of replays of primed keys, on a freshly flushed Redis (so
+ * memory does not grow over the run). Per library and window, the median over rounds.
  */
-async function measurePeerThroughput(
-  peer: Peer,
-): Promise<{ throughput: ThroughputPair[]; replayExecutions: number }> {
-  const throughput: ThroughputPair[] = [];
-  let replayExecutions = 0;
+async function measureAllThroughput(
+  peers: readonly { library: Library; peer: Peer }[],
+  flush: () => Promise<void>,
+  redisCpu: () => number | undefined,
+): Promise<Map<string, LibraryThroughput>> {
+  const windows = new Map<string, { first: ThroughputResult[]; replay: ThroughputResult[] }[]>();
+  const replayExecutions = new Map<string, number>();
+  for (let round = 0; round < PLAN.throughputRounds; round++) {
+    console.error(`  throughput, round ${round + 1} of ${PLAN.throughputRounds}`);
+    for (let turn = 0; turn < peers.length; turn++) {
+      const { library, peer } = peers[(round + turn) % peers.length]!;
+      const perConcurrency =
+        windows.get(library.id) ?? PLAN.throughputConcurrencies.map(() => ({ first: [], replay: [] }));
+      windows.set(library.id, perConcurrency);
+      for (const [index, concurrency] of PLAN.throughputConcurrencies.entries()) {
+        await flush();
+        const { first, replay, executions } = await throughputWindows(peer, concurrency, redisCpu);
+        perConcurrency[index]!.first.push(first);
+        perConcurrency[index]!.replay.push(replay);
+        replayExecutions.set(library.id, (replayExecutions.get(library.id) ?? 0) + executions);
+      }
+    }
+  }
+  const result = new Map<string, LibraryThroughput>();
+  for (const { library } of peers) {
+    result.set(library.id, {
+      throughput: windows.get(library.id)!.map((w, index) => ({
+        concurrency: PLAN.throughputConcurrencies[index]!,
+        first: medianOf(w.first),
+        replay: medianOf(w.replay),
+      })),
+      throughputReplayExecutions: replayExecutions.get(library.id) ?? 0,
+    });
+  }
+  return result;
+}
+
+/** One window of fresh keys, then one of replays of keys primed just before it. */
+async function throughputWindows(peer: Peer, concurrency: number, redisCpu: () => number | undefined) {
+  let executions = 0;
   const countedCharge: ChargeAction = async () => {
-    replayExecutions++;
+    executions++;
     return newCharge();
   };
-  for (const concurrency of PLAN.throughputConcurrencies) {
-    const first = await measureThroughput(concurrency, PLAN.throughputMs, () =>
-      peer.execute(freshKey('tput'), instantCharge),
-    );
-    await peer.drain?.();
-    const keys = Array.from({ length: concurrency * REPLAY_KEYS_PER_WORKER }, () => freshKey('tput-replay'));
-    for (const key of keys) await peer.execute(key, instantCharge);
-    await peer.drain?.();
-    const replay = await measureThroughput(concurrency, PLAN.throughputMs, (worker, i) =>
+  const first = await measureThroughput(
+    concurrency,
+    PLAN.throughputMs,
+    () => peer.execute(freshKey('tput'), instantCharge),
+    redisCpu,
+  );
+  await peer.drain?.();
+  const keys = Array.from({ length: concurrency * REPLAY_KEYS_PER_WORKER }, () => freshKey('tput-replay'));
+  for (const key of keys) await peer.execute(key, instantCharge);
+  await peer.drain?.();
+  const replay = await measureThroughput(
+    concurrency,
+    PLAN.throughputMs,
+    (worker, i) =>
       peer.execute(keys[worker * REPLAY_KEYS_PER_WORKER + (i % REPLAY_KEYS_PER_WORKER)]!, countedCharge),
-    );
-    throughput.push({ concurrency, first, replay });
-  }
-  return { throughput, replayExecutions };
+    redisCpu,
+  );
+  return { first, replay, executions };
+}
+
+/** The window with the median ops/s (errors summed over all windows, so none is hidden). */
+function medianOf(results: readonly ThroughputResult[]): ThroughputResult {
+  const sorted = [...results].sort((a, b) => a.opsPerSecond - b.opsPerSecond);
+  const median = sorted[Math.floor((sorted.length - 1) / 2)]!;
+  return { ...median, errors: results.reduce((n, r) => n + r.errors, 0) };
 }
 
 /** 100 calls with one key, all started together; the action takes 50 ms, as a provider call would. */
@@ -552,7 +609,7 @@ function evaluateGoals(results: readonly LibraryResult[]): GoalResult[] {
   const throughputGoals = throughputAgainstPeers(results)
     .filter((row) => row.ours.recommended)
     .map((row): GoalResult => ({
-      goal: `${row.phase === 'first' ? 'first executions' : 'replays'}/s @${row.concurrency} keys at least the fastest peer's (ours with the README's client settings)`,
+      goal: `${row.phase === 'first' ? 'first executions' : 'replays'}/s @${row.concurrency} keys at least the fastest peer's (ours, defaults)`,
       target: '>= 1x',
       measured: `${row.ratio.toFixed(2)}x (ours ${row.oursOps}/s, ${row.fastest.name} ${row.fastestOps}/s)`,
       met: row.ratio >= 1,
@@ -633,6 +690,13 @@ function renderTable(results: readonly LibraryResult[]): string {
   return [line(header), line(header.map(() => '---')), ...rows.map(line)].join('\n');
 }
 
+/** Node + Redis CPU µs per op of a window ("n/a" without /proc). */
+function cpuOf(result: ThroughputResult | undefined): string {
+  if (!result) return 'n/a';
+  const redis = result.redisCpuUsPerOp === undefined ? 'n/a' : result.redisCpuUsPerOp.toFixed(1);
+  return `Node ${result.nodeCpuUsPerOp.toFixed(1)} + Redis ${redis} µs CPU/op`;
+}
+
 /** The fastest peer (not the baseline) per throughput column, and each of our rows as a ratio to it. */
 function throughputAgainstPeers(results: readonly LibraryResult[]) {
   const peers = results.filter((result) => result.role === Role.Peer);
@@ -656,6 +720,8 @@ function throughputAgainstPeers(results: readonly LibraryResult[]) {
         oursOps: opsOf(ours),
         fastestOps: opsOf(fastest),
         ratio: round(opsOf(ours) / opsOf(fastest), 2),
+        oursCpu: cpuOf(ours.throughput[index]?.[phase]),
+        fastestCpu: cpuOf(fastest.throughput[index]?.[phase]),
       }));
   });
 }
@@ -665,7 +731,7 @@ function renderThroughputRatios(results: readonly LibraryResult[]): string[] {
   for (const row of throughputAgainstPeers(results)) {
     const label = row.phase === 'first' ? 'first executions' : 'replays';
     lines.push(
-      `- ${row.ours.name}, ${label} @${row.concurrency} keys: ${row.ratio.toFixed(2)}x (${row.oursOps}/s vs ${row.fastest.name} ${row.fastestOps}/s)`,
+      `- ${row.ours.name}, ${label} @${row.concurrency} keys: ${row.ratio.toFixed(2)}x (${row.oursOps}/s, ${row.oursCpu} vs ${row.fastest.name} ${row.fastestOps}/s, ${row.fastestCpu})`,
     );
   }
   return lines;
@@ -714,11 +780,11 @@ function renderNotes(results: readonly LibraryResult[], goals: readonly GoalResu
 }
 
 const METHOD = [
-  `One private redis-server (started by this script, used by nothing else; FLUSHALL before each library's command, throughput and contention phases) and one Node process for all libraries. Only the latency phases interleave libraries; the other phases run one library at a time.`,
+  `One private redis-server (started by this script, used by nothing else; FLUSHALL before each library's command and contention phases and before each throughput window) and one Node process for all libraries. Latency and throughput interleave libraries; commands, contention and the stale-owner race run one library at a time.`,
   `Action: an async function returning a ~170-byte JSON charge; every library gets the same request {orderId, amount, currency} and hashes or compares it its own way.`,
   `Latency: ${PLAN.warmup} warm-up first executions and replays per library, then ${PLAN.samples} first executions on fresh keys and ${PLAN.samples} replays of those keys, sequential, timed with process.hrtime.bigint(), in ${PLAN.latencyRounds} interleaved rounds (each library takes a turn per round, rotating order); nearest-rank p50/p99.`,
   `Redis commands per call: a separate phase of ${PLAN.commandSamples} first executions and ${PLAN.commandSamples} replays. "server" = sum of calls in INFO commandstats after CONFIG RESETSTAT (counts commands run inside Lua scripts too); "round trips" = commands received from clients as seen by MONITOR, where script-internal commands (source "lua") are left out, and EVALSHA/EVAL/FCALL and a MULTI..EXEC block count 1 each (independent pipelined commands would still count one each). Background writes are awaited before the window closes.`,
-  `Throughput: for ${PLAN.throughputConcurrencies.join(' and ')} keys in flight, that many concurrent workers executing fresh keys for ${PLAN.throughputMs} ms, then replaying ${REPLAY_KEYS_PER_WORKER} primed keys each for ${PLAN.throughputMs} ms.`,
+  `Throughput: for ${PLAN.throughputConcurrencies.join(' and ')} keys in flight, that many concurrent workers executing fresh keys for ${PLAN.throughputMs} ms, then replaying ${REPLAY_KEYS_PER_WORKER} primed keys each for ${PLAN.throughputMs} ms; FLUSHALL before each pair of windows; ${PLAN.throughputRounds} interleaved rounds (each library takes its turn per round, rotating order); the median window per library.`,
   `Contention: ${PLAN.contentionCalls} concurrent calls with one key, action takes ${PLAN.contentionActionMs} ms; "runs" counts how often the action actually ran.`,
   `Stale owner: a fresh instance with a ${PLAN.staleOwner.leaseMs} ms in-progress window (ours: leaseMs with renewLease false; powertools: Lambda remaining time; libraries without an in-progress expiry keep their documented default). The first action takes ${PLAN.staleOwner.firstActionMs} ms; a duplicate starts at ${PLAN.staleOwner.secondStartsAfterMs} ms with a ${PLAN.staleOwner.secondActionMs} ms action; a third call afterwards shows whose result is stored.`,
   `HTTP is not involved in any row (express-idempotency's middleware is called with stub req/res).`,

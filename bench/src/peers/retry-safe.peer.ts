@@ -19,8 +19,8 @@ export interface RetrySafePeerOptions {
    */
   readonly renewLease?: boolean;
   /**
-   * Creates the ioredis client with `enableAutoPipelining`, the setting the README recommends under load: the
-   * commands of one event-loop turn go out in one write (node-redis, which two peers use, does this by default).
+   * Creates the ioredis client with `enableAutoPipelining` (commands wait for `setImmediate` and go out as one
+   * pipeline), for comparison: the store already sends the commands of one tick in one write.
    * @default false
    */
   readonly autoPipelining?: boolean;

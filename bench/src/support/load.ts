@@ -45,6 +45,8 @@ export interface LoadPlan<T> {
   readonly rounds: number;
   readonly request: (key: string) => CoordinateRequest<T>;
   readonly action: () => Promise<T>;
+  /** CPU time of the redis-server so far (µs), for CPU per op. */
+  readonly redisCpu?: () => number | undefined;
 }
 
 /** Keys each replay worker cycles over (primed first, so every call in the window is a replay). */
@@ -129,8 +131,11 @@ async function oneRound<T>(plan: LoadPlan<T>, variant: ClientVariant, tag: strin
   const counted = () => ((executions += 1), plan.action());
   try {
     for (let i = 0; i < 500; i++) await coordinator.coordinate(plan.request(`${prefix}-warm-${i}`), counted);
-    const first = await measureThroughput(plan.concurrency, plan.durationMs, (w, i) =>
-      coordinator.coordinate(plan.request(`${prefix}-first-${w}-${i}`), plan.action),
+    const first = await measureThroughput(
+      plan.concurrency,
+      plan.durationMs,
+      (w, i) => coordinator.coordinate(plan.request(`${prefix}-first-${w}-${i}`), plan.action),
+      plan.redisCpu,
     );
     const replayKey = (w: number, i: number) => `${prefix}-replay-${w}-${i % REPLAY_KEYS_PER_WORKER}`;
     for (let w = 0; w < plan.concurrency; w++) {
@@ -139,8 +144,11 @@ async function oneRound<T>(plan: LoadPlan<T>, variant: ClientVariant, tag: strin
       }
     }
     executions = 0;
-    const replay = await measureThroughput(plan.concurrency, plan.durationMs, (w, i) =>
-      coordinator.coordinate(plan.request(replayKey(w, i)), counted),
+    const replay = await measureThroughput(
+      plan.concurrency,
+      plan.durationMs,
+      (w, i) => coordinator.coordinate(plan.request(replayKey(w, i)), counted),
+      plan.redisCpu,
     );
     return { first, replay, executions };
   } finally {
@@ -158,5 +166,9 @@ function meanOf(results: readonly ThroughputResult[]): ThroughputResult {
     ops: mean((r) => r.ops),
     opsPerSecond: mean((r) => r.opsPerSecond),
     errors: results.reduce((sum, r) => sum + r.errors, 0),
+    nodeCpuUsPerOp: round(results.reduce((sum, r) => sum + r.nodeCpuUsPerOp, 0) / results.length, 2),
+    redisCpuUsPerOp: results.every((r) => r.redisCpuUsPerOp !== undefined)
+      ? round(results.reduce((sum, r) => sum + r.redisCpuUsPerOp!, 0) / results.length, 2)
+      : undefined,
   };
 }
