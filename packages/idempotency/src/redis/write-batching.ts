@@ -7,10 +7,10 @@ const corked = new WeakSet<Writable>();
 
 /**
  * Lets every command the store sends in this tick leave in one `writev` instead of one `write` syscall each: corks
- * the client's socket and uncorks it once the tick's callbacks and microtasks have run. Under load (hundreds of
- * calls in flight) that halves the cost of sending, on both sides; a lone call goes out in the same tick, so no
- * latency is added (ioredis' `enableAutoPipelining` waits for `setImmediate` and costs more CPU per command than
- * it saves here; see docs/benchmarks.md). Standalone clients only: a Cluster's node connections are left alone.
+ * the client's socket and uncorks it once the tick's callbacks and microtasks have run. With 256 calls in flight
+ * that took Node's CPU per replay from 8.8 to 6.9 µs; a lone call still goes out in the same tick, so no latency
+ * is added (ioredis' `enableAutoPipelining` waits for `setImmediate` and costs more CPU per command than it saves;
+ * see docs/benchmarks.md). Standalone clients only: a Cluster's node connections are left alone.
  */
 export function batchWritesThisTick(client: Redis | Cluster): void {
   if (client.status !== 'ready' || !('stream' in client)) return;
