@@ -7,6 +7,7 @@ import {
   IdempotencyLeaseLostError,
   IdempotencyStoreUnavailableError,
   IdempotencyUnencodableResultError,
+  InvalidIdempotencyOptionsError,
   isIdempotencyError,
 } from './errors.js';
 import { LazyAbortController, LeaseRenewal } from './lease-renewal.js';
@@ -23,6 +24,12 @@ import {
   type IdempotencyEvent,
 } from './options.js';
 import { ClaimStatus, type ClaimResult, type IdempotencyStore } from './store.js';
+import {
+  coordinateInTransaction,
+  isTransactionalStore,
+  type SqlTransaction,
+  type TransactionalAction,
+} from './transactional.js';
 import { InFlightWait } from './waiting.js';
 
 /** The action an idempotent call protects. */
@@ -111,6 +118,39 @@ export class IdempotencyCoordinator {
     } finally {
       wait.stop();
     }
+  }
+
+  /**
+   * Runs `action` once for the key inside the caller's open transaction: the claim, the action's writes and the
+   * completion commit or roll back together (see transactional.ts). Needs a store that supports it (the Postgres
+   * store). The caller begins and commits or rolls back; a replay runs no action and writes nothing.
+   *
+   * @throws IdempotencyTransactionConflictError on a deadlock or serialization failure: roll back and retry.
+   * @throws InvalidIdempotencyOptionsError when the store cannot keep records in a transaction.
+   * Otherwise the errors of {@link coordinate}; errors thrown by the action are rethrown unchanged.
+   */
+  async coordinateInTransaction<T, Tx extends SqlTransaction>(
+    transaction: Tx,
+    request: CoordinateRequest<T>,
+    action: TransactionalAction<T, Tx>,
+  ): Promise<T> {
+    return (await this.coordinateInTransactionWithOutcome(transaction, request, action)).value;
+  }
+
+  /** Like {@link coordinateInTransaction}, and tells whether the value was executed or replayed. */
+  async coordinateInTransactionWithOutcome<T, Tx extends SqlTransaction>(
+    transaction: Tx,
+    request: CoordinateRequest<T>,
+    action: TransactionalAction<T, Tx>,
+  ): Promise<CoordinatedResult<T>> {
+    if (!isTransactionalStore(this.store)) {
+      throw new InvalidIdempotencyOptionsError('coordinateInTransaction needs a store that supports transactions');
+    }
+    const call = prepareCall(request, this.settings);
+    return coordinateInTransaction(this.store, call, transaction, action, {
+      emit: (type) => this.emit(type, call),
+      decode: (payload) => this.decode(call, payload),
+    });
   }
 
   /** Acts on a claim that decided the call: run as the owner, replay, or refuse. */

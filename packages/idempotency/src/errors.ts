@@ -8,6 +8,7 @@ export const IdempotencyErrorCode = {
   CorruptRecord: 'IDEMPOTENCY_CORRUPT_RECORD',
   InvalidOptions: 'IDEMPOTENCY_INVALID_OPTIONS',
   UnencodableResult: 'IDEMPOTENCY_UNENCODABLE_RESULT',
+  TransactionConflict: 'IDEMPOTENCY_TRANSACTION_CONFLICT',
 } as const;
 
 /** One of {@link IdempotencyErrorCode}'s values. */
@@ -121,6 +122,22 @@ export class InvalidIdempotencyOptionsError extends IdempotencyError {
   readonly code = IdempotencyErrorCode.InvalidOptions;
   constructor(message: string, context: IdempotencyErrorContext = {}) {
     super(message, context);
+  }
+}
+
+/**
+ * The caller's database transaction failed with a deadlock or a serialization failure while the record was claimed,
+ * the action ran or the record was completed (transactional mode). The transaction is aborted: roll it back and run
+ * it again; nothing of it was committed.
+ */
+export class IdempotencyTransactionConflictError extends IdempotencyError {
+  readonly code = IdempotencyErrorCode.TransactionConflict;
+  constructor(
+    /** The database's error code (SQLSTATE), e.g. `40001` or `40P01`. */
+    readonly sqlState: string,
+    context: IdempotencyErrorContext,
+  ) {
+    super(`The transaction must be retried (SQLSTATE ${sqlState})`, context);
   }
 }
 

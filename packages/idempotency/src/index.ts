@@ -20,11 +20,20 @@ export {
   IdempotencyLeaseLostError,
   IdempotencyStoreUnavailableError,
   IdempotencyUnencodableResultError,
+  IdempotencyTransactionConflictError,
   InvalidIdempotencyKeyError,
   InvalidIdempotencyOptionsError,
   isIdempotencyError,
   type IdempotencyErrorContext,
 } from './errors.js';
+export {
+  isTransactionalStore,
+  type SqlQueryResult,
+  type SqlTransaction,
+  type TransactionalActionContext,
+  type TransactionalIdempotencyStore,
+  type TransactionalAction,
+} from './transactional.js';
 export { jsonCodec, schemaCodec, voidCodec, type Codec, type ParsingSchema } from './codecs.js';
 export { canonicalJson, fingerprintOf, type FingerprintValue } from './fingerprint.js';
 export { idempotencyKeyProblem } from './validation.js';

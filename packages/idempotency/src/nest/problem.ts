@@ -51,6 +51,11 @@ const defaults: Record<Code, { status: number; code: string; title: string }> = 
     code: 'idempotency_result_unencodable',
     title: 'Result cannot be stored',
   },
+  [IdempotencyErrorCode.TransactionConflict]: {
+    status: 503,
+    code: 'transaction_conflict',
+    title: 'Concurrent update conflict',
+  },
 };
 
 const details: Record<Code, string> = {
@@ -68,6 +73,8 @@ const details: Record<Code, string> = {
   [IdempotencyErrorCode.InvalidOptions]: 'The server is misconfigured',
   [IdempotencyErrorCode.UnencodableResult]:
     'The request was carried out but its result cannot be stored or replayed; it will not be carried out again',
+  [IdempotencyErrorCode.TransactionConflict]:
+    'The request collided with a concurrent one and nothing was committed; retry with the same key after Retry-After',
 };
 
 /**
@@ -84,7 +91,8 @@ export function problemForIdempotencyError(
   const headers: Record<string, string> = {};
   if (
     error.code === IdempotencyErrorCode.InProgress ||
-    error.code === IdempotencyErrorCode.StoreUnavailable
+    error.code === IdempotencyErrorCode.StoreUnavailable ||
+    error.code === IdempotencyErrorCode.TransactionConflict
   ) {
     headers['Retry-After'] = '1';
   }

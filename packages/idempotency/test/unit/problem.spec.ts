@@ -6,6 +6,7 @@ import {
   IdempotencyLeaseLostError,
   IdempotencyStoreUnavailableError,
   IdempotencyUnencodableResultError,
+  IdempotencyTransactionConflictError,
   InvalidIdempotencyKeyError,
 } from '../../src/index.js';
 import { problemForIdempotencyError } from '../../src/nest/index.js';
@@ -25,6 +26,12 @@ describe('problemForIdempotencyError', () => {
     ],
     [new IdempotencyLeaseLostError({}, ctx), 409, 'idempotency_lease_lost', {}],
     [new IdempotencyCorruptRecordError('bad', ctx), 500, 'idempotency_record_corrupt', {}],
+    [
+      new IdempotencyTransactionConflictError('40001', ctx),
+      503,
+      'transaction_conflict',
+      { 'Retry-After': '1' },
+    ],
   ])('%p -> %d %s', (error, status, code, headers) => {
     expect(problemForIdempotencyError(error)).toMatchObject({ status, code, headers });
   });

@@ -1,0 +1,318 @@
+import type { Pool, QueryConfig } from 'pg';
+import { InvalidIdempotencyOptionsError, type IdempotencyError } from '../errors.js';
+import { claimResultOf, flagOf } from '../redis/replies.js';
+import {
+  ClaimStatus,
+  type ClaimRequest,
+  type ClaimResult,
+  type CompleteRequest,
+  type IdempotencyStore,
+  type RecordId,
+  type ReleaseRequest,
+  type RenewRequest,
+  type StoreIfAbsentRequest,
+} from '../store.js';
+import type { SqlTransaction, TransactionalIdempotencyStore } from '../transactional.js';
+import { assertIntegerIn } from '../validation.js';
+import { Notifications } from './notifications.js';
+import { PG_RECORD_FORMAT_VERSION, schemaNames, schemaSql, type SchemaNames, type StateChange } from './schema.js';
+import { storeErrorOf, transactionConflictOf } from './sql-errors.js';
+
+/** Options of {@link PostgresIdempotencyStore}; every default is listed here once. */
+export interface PostgresIdempotencyStoreOptions {
+  /**
+   * Table of the records (`name` or `schema.name`, lower-case); its functions and NOTIFY channel are named after it.
+   * @default 'idempotency_records'
+   */
+  table?: string;
+  /**
+   * Upper bound of every standalone store call, end to end: taking a pooled connection, the statement, and any
+   * lock wait in the database (sent as `lock_timeout`, so the server gives up too, not only this process). A call
+   * that exceeds it fails with `IDEMPOTENCY_STORE_UNAVAILABLE` and its connection is destroyed, never reused.
+   * @default 1000
+   */
+  commandTimeoutMs?: number;
+  /**
+   * How often expired rows are deleted (in batches of {@link sweepBatchSize}, at most 10 batches a round). Expired
+   * rows already count as absent; the sweep only reclaims their space. 0 turns it off (call `sweepExpired`).
+   * @default 60_000
+   */
+  sweepIntervalMs?: number;
+  /**
+   * Rows one sweep statement deletes at most.
+   * @default 1000
+   */
+  sweepBatchSize?: number;
+}
+
+const DEFAULTS = {
+  table: 'idempotency_records',
+  commandTimeoutMs: 1_000,
+  sweepIntervalMs: 60_000,
+  sweepBatchSize: 1_000,
+} as const satisfies Required<PostgresIdempotencyStoreOptions>;
+
+const MAX_SWEEP_BATCHES_PER_ROUND = 10;
+
+/** Positional arguments of each state-change function (after them comes lock_timeout_ms). */
+const ARITY: Record<StateChange, number> = {
+  claim: 7,
+  complete: 5,
+  renew: 4,
+  release: 3,
+  store_if_absent: 6,
+  sweep: 1,
+};
+
+/** Runs one state-change function and returns its single reply column(s). */
+type Runner = (change: StateChange, id: RecordId, args: unknown[]) => Promise<Record<string, unknown>>;
+
+/**
+ * {@link IdempotencyStore} on PostgreSQL (node-postgres). Standalone, it keeps the Redis store's contract exactly:
+ * every state change is one SQL function (the Lua scripts' counterparts, created by {@link migrate}) answering the
+ * same codes, mapped to results in the same place. Transactional, {@link inTransaction} runs the same functions on
+ * the caller's transaction, so a record commits or rolls back with the caller's own writes. Takes a pool and never
+ * ends it; {@link close} only gives back the LISTEN connection and stops the sweep.
+ */
+export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
+  readonly table: string;
+  readonly commandTimeoutMs: number;
+  readonly sweepIntervalMs: number;
+  readonly sweepBatchSize: number;
+  private readonly names: SchemaNames;
+  private readonly statements: Record<StateChange, { name: string; text: string }>;
+  private readonly notifications: Notifications;
+  private sweeper: NodeJS.Timeout | undefined;
+  private closed = false;
+
+  constructor(
+    private readonly pool: Pool,
+    options: PostgresIdempotencyStoreOptions = {},
+  ) {
+    this.table = options.table ?? DEFAULTS.table;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULTS.commandTimeoutMs;
+    this.sweepIntervalMs = options.sweepIntervalMs ?? DEFAULTS.sweepIntervalMs;
+    this.sweepBatchSize = options.sweepBatchSize ?? DEFAULTS.sweepBatchSize;
+    assertIntegerIn('commandTimeoutMs', this.commandTimeoutMs, 1);
+    assertIntegerIn('sweepIntervalMs', this.sweepIntervalMs, 0);
+    assertIntegerIn('sweepBatchSize', this.sweepBatchSize, 1, 100_000);
+    this.names = schemaNames(this.table);
+    this.statements = statementsFor(this.names);
+    this.notifications = new Notifications(pool, this.names.channel);
+  }
+
+  /**
+   * Creates the table, its expiry index and its functions if absent (and replaces the functions by this
+   * version's). Safe to run from many processes at once: a transaction-level advisory lock serialises them.
+   */
+  async migrate(): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [this.names.migrationLockKey]);
+      await client.query(schemaSql(this.names));
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async claim(request: ClaimRequest): Promise<ClaimResult> {
+    this.startSweeper();
+    const sentAt = Date.now();
+    try {
+      return await claimOn(this.standalone, request);
+    } catch (error) {
+      // The claim may have been granted and its reply lost with the destroyed connection. The caller was told
+      // the store is unavailable and will never complete it: give it back, or the key stays blocked for a lease.
+      if (Date.now() - sentAt >= this.commandTimeoutMs) this.giveBack(request);
+      throw error;
+    }
+  }
+
+  complete(request: CompleteRequest): Promise<boolean> {
+    return completeOn(this.standalone, request);
+  }
+
+  renew(request: RenewRequest): Promise<boolean> {
+    return renewOn(this.standalone, request);
+  }
+
+  release(request: ReleaseRequest): Promise<boolean> {
+    return releaseOn(this.standalone, request);
+  }
+
+  storeIfAbsent(request: StoreIfAbsentRequest): Promise<boolean> {
+    return storeIfAbsentOn(this.standalone, request);
+  }
+
+  /** LISTEN on the table's channel; resolves once listening, so a completion after it is never missed. */
+  async watch(id: RecordId, listener: () => void): Promise<() => Promise<void>> {
+    const remove = await this.bounded(id, this.notifications.listen(`${id.operation}:${id.key}`, listener));
+    return async () => remove();
+  }
+
+  /** The same state changes on the caller's open transaction, without timeouts of their own (the caller's apply). */
+  inTransaction(transaction: SqlTransaction): IdempotencyStore {
+    const run: Runner = async (change, id, args) => {
+      try {
+        const { rows } = await transaction.query(this.statements[change].text, [...args, null]);
+        return rows[0] as Record<string, unknown>;
+      } catch (error) {
+        throw storeErrorOf(error, id);
+      }
+    };
+    return {
+      claim: (request) => claimOn(run, request),
+      complete: (request) => completeOn(run, request),
+      renew: (request) => renewOn(run, request),
+      release: (request) => releaseOn(run, request),
+      storeIfAbsent: (request) => storeIfAbsentOn(run, request),
+    };
+  }
+
+  transactionConflict(error: unknown, id: RecordId): IdempotencyError | undefined {
+    return transactionConflictOf(error, id);
+  }
+
+  /** Deletes at most {@link sweepBatchSize} expired rows; returns how many. */
+  async sweepExpired(): Promise<number> {
+    const row = await this.standalone('sweep', { operation: '', key: '' }, [this.sweepBatchSize]);
+    return Number(row['reply']);
+  }
+
+  /** Stops the sweep and gives back the LISTEN connection. The pool passed in stays open. */
+  async close(): Promise<void> {
+    this.closed = true;
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+    await this.notifications.close();
+  }
+
+  /** One function call on a pooled connection, bounded end to end by `commandTimeoutMs`. */
+  private readonly standalone: Runner = async (change, id, args) => {
+    const deadline = Date.now() + this.commandTimeoutMs;
+    const connecting = this.pool.connect();
+    const client = await this.bounded(id, connecting).catch((error: unknown) => {
+      // A connection that arrives after we gave up goes straight back.
+      connecting.then((late) => late.release()).catch(() => undefined);
+      throw error;
+    });
+    const statement = this.statements[change];
+    const remaining = Math.max(1, deadline - Date.now());
+    try {
+      const { rows } = await client.query({
+        name: statement.name,
+        text: statement.text,
+        values: change === 'sweep' ? args : [...args, remaining],
+        // node-postgres' own read timeout; it rejects the query, and release(error) below destroys the connection.
+        query_timeout: remaining,
+      } as QueryConfig);
+      client.release();
+      return rows[0] as Record<string, unknown>;
+    } catch (error) {
+      client.release(error instanceof Error ? error : true);
+      throw storeErrorOf(error, id);
+    }
+  };
+
+  /** Settles with `promise`, or fails with `IDEMPOTENCY_STORE_UNAVAILABLE` after `commandTimeoutMs`. */
+  private bounded<T>(id: RecordId, promise: Promise<T>): Promise<T> {
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(storeErrorOf(new Error(`PostgreSQL did not answer within ${this.commandTimeoutMs} ms`), id)),
+        this.commandTimeoutMs,
+      );
+      timer.unref();
+      promise.then(
+        (value) => {
+          clearTimeout(timer);
+          resolve(value);
+        },
+        (error: unknown) => {
+          clearTimeout(timer);
+          reject(storeErrorOf(error, id));
+        },
+      );
+    });
+  }
+
+  /** Releases a possibly granted claim in the background, retrying until PostgreSQL answers or its lease ends. */
+  private giveBack(request: ClaimRequest): void {
+    const until = Date.now() + request.leaseMs;
+    const attempt = (): void => {
+      if (this.closed || Date.now() > until) return;
+      this.release(request).catch(() => setTimeout(attempt, 100).unref());
+    };
+    attempt();
+  }
+
+  private startSweeper(): void {
+    if (this.sweeper || this.closed || this.sweepIntervalMs === 0) return;
+    this.sweeper = setInterval(() => void this.sweepRound(), this.sweepIntervalMs);
+    this.sweeper.unref();
+  }
+
+  private async sweepRound(): Promise<void> {
+    try {
+      for (let batch = 0; batch < MAX_SWEEP_BATCHES_PER_ROUND; batch++) {
+        if ((await this.sweepExpired()) < this.sweepBatchSize) return;
+      }
+    } catch {
+      // The next round tries again; expired rows count as absent meanwhile.
+    }
+  }
+}
+
+function statementsFor(names: SchemaNames): Record<StateChange, { name: string; text: string }> {
+  const entries = (Object.keys(ARITY) as StateChange[]).map((change) => {
+    const count = ARITY[change] + (change === 'sweep' ? 0 : 1);
+    const params = Array.from({ length: count }, (_, i) => `$${i + 1}`).join(', ');
+    // Named, so each pooled connection parses it once.
+    const call = `${names.fn(change)}(${params})`;
+    const text = change === 'claim' ? `SELECT code, a, b FROM ${call}` : `SELECT ${call} AS reply`;
+    return [change, { name: `idem:${names.bareTable}:${change}`, text }];
+  });
+  return Object.fromEntries(entries) as Record<StateChange, { name: string; text: string }>;
+}
+
+// The state changes, written once for both runners (standalone pool and caller's transaction).
+
+async function claimOn(run: Runner, r: ClaimRequest): Promise<ClaimResult> {
+  const row = await run('claim', r, [
+    r.operation,
+    r.key,
+    r.owner,
+    r.fingerprint,
+    r.leaseMs,
+    r.retainMs,
+    PG_RECORD_FORMAT_VERSION,
+  ]);
+  const result = claimResultOf([row['code'], row['a'], row['b']]);
+  if (result.status === ClaimStatus.Acquired || result.status === ClaimStatus.Completed) {
+    if (!Number.isSafeInteger(result.fencingToken)) {
+      return { status: ClaimStatus.Corrupt, reason: `fencing token out of range: ${String(row['a'])}` };
+    }
+  }
+  return result;
+}
+
+async function completeOn(run: Runner, r: CompleteRequest): Promise<boolean> {
+  return flagOf((await run('complete', r, [r.operation, r.key, r.owner, r.payload, r.ttlMs]))['reply']);
+}
+
+async function renewOn(run: Runner, r: RenewRequest): Promise<boolean> {
+  return flagOf((await run('renew', r, [r.operation, r.key, r.owner, r.leaseMs]))['reply']);
+}
+
+async function releaseOn(run: Runner, r: ReleaseRequest): Promise<boolean> {
+  return flagOf((await run('release', r, [r.operation, r.key, r.owner]))['reply']);
+}
+
+async function storeIfAbsentOn(run: Runner, r: StoreIfAbsentRequest): Promise<boolean> {
+  const args = [r.operation, r.key, r.fingerprint, r.payload, r.ttlMs, PG_RECORD_FORMAT_VERSION];
+  return flagOf((await run('store_if_absent', r, args))['reply']);
+}

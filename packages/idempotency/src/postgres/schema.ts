@@ -1,0 +1,235 @@
+import { InvalidIdempotencyOptionsError } from '../errors.js';
+
+/** Version of the row layout written by this code; a row with another version is reported corrupt. */
+export const PG_RECORD_FORMAT_VERSION = 1;
+
+// Lower-case SQL identifiers only, optionally schema-qualified: names are spliced into DDL, never user input.
+const IDENTIFIER = /^[a-z_][a-z0-9_]{0,39}$/;
+
+/** The SQL names one store uses, all derived from its table name. */
+export interface SchemaNames {
+  /** `"schema"."table"` or `"table"`, quoted. */
+  readonly table: string;
+  /** The NOTIFY channel complete, release and store-if-absent announce on. */
+  readonly channel: string;
+  /** Quoted, schema-qualified name of one state-change function, e.g. `fn('claim')`. */
+  fn(name: StateChange): string;
+  /** Key of the transaction-level advisory lock that serialises `migrate()`. */
+  readonly migrationLockKey: string;
+  /** Unquoted table name, for catalog look-ups. */
+  readonly bareTable: string;
+}
+
+/** The state changes, one SQL function each (as the Redis store has one Lua script each). */
+export type StateChange = 'claim' | 'complete' | 'renew' | 'release' | 'store_if_absent' | 'sweep';
+
+/** Validates `table` (`name` or `schema.name`) and derives every name from it. */
+export function schemaNames(table: string): SchemaNames {
+  const parts = table.split('.');
+  // The NOTIFY channel (`<table>__events`) must fit PostgreSQL's 63-byte identifiers.
+  if (parts.length > 2 || table.length > 55 || !parts.every((part) => IDENTIFIER.test(part))) {
+    throw new InvalidIdempotencyOptionsError(
+      `table must be a lower-case SQL identifier (optionally schema-qualified, at most 55 characters in all), got ${JSON.stringify(table)}`,
+    );
+  }
+  const bare = parts[parts.length - 1]!;
+  const schema = parts.length === 2 ? `"${parts[0]}".` : '';
+  return {
+    table: `${schema}"${bare}"`,
+    bareTable: table,
+    channel: `${table.replace('.', '__')}__events`,
+    fn: (name) => `${schema}"${bare}__${name}"`,
+    migrationLockKey: `retry-safe.idempotency:${table}`,
+  };
+}
+
+/**
+ * DDL of one store, idempotent (`IF NOT EXISTS`, `CREATE OR REPLACE`), run by `migrate()` under an advisory lock.
+ *
+ * Row layout (one row per operation + key; the primary key is the unique index concurrent claims meet on):
+ *   state          'p' pending (owner holds a lease), 'c' completed (payload is the result), 'r' released
+ *   fencing_token  grows with every grant: max(previous + 1, microseconds on the database clock), so it keeps
+ *                  growing after the row expired and was swept (the clock moved past every earlier token)
+ *   owner          token of the attempt that was granted the row (kept after completion and release, so the
+ *                  same owner's repeated complete/release are recognised)
+ *   lease_until    end of the owner's lease (pending only), on the database clock: every process shares it
+ *   expires_at     exact end of the row's life; from then on the row counts as absent, and the sweep deletes it
+ *   version        row format; any other value is refused as corrupt rather than misread
+ * No CHECK on state: a row this code cannot read must reach the claim and be refused as corrupt, not be hidden.
+ */
+export function schemaSql(n: SchemaNames): string {
+  const clock = `floor(extract(epoch from clock_timestamp()) * 1000000)::bigint`;
+  // The CAS on every column a concurrent writer changes: the takeover below only succeeds on the version it read.
+  const sameVersion = `t.fencing_token = v.fencing_token AND t.state = v.state
+        AND t.lease_until IS NOT DISTINCT FROM v.lease_until AND t.expires_at = v.expires_at`;
+  const lockTimeout = `IF lock_timeout_ms IS NOT NULL THEN
+      PERFORM set_config('lock_timeout', lock_timeout_ms || 'ms', true);
+    END IF;`;
+  return `
+CREATE TABLE IF NOT EXISTS ${n.table} (
+  operation text NOT NULL,
+  key text NOT NULL,
+  state text NOT NULL,
+  fencing_token bigint NOT NULL,
+  owner text,
+  fingerprint text NOT NULL,
+  lease_until timestamptz,
+  expires_at timestamptz NOT NULL,
+  version smallint NOT NULL,
+  payload text,
+  PRIMARY KEY (operation, key)
+);
+CREATE INDEX IF NOT EXISTS "${n.bareTable.replace('.', '__')}__expires_at" ON ${n.table} (expires_at);
+
+-- claim: reserve (operation, key) for owner, or report what is there. Returns (code, a, b) with the codes of the
+-- Redis store's claim-1.lua, so one function maps both stores' answers:
+--   1 acquired (a = fencing token)          2 completed (a = payload, b = fencing token)
+--   3 in progress (a = ms until lease end)  4 other fingerprint (a = stored fingerprint, b = 'pending'|'completed')
+--   5 corrupt (a = reason)
+-- Plain reads first (a replay takes no lock and writes nothing); writes are compare-and-set, and a lost race
+-- loops to read again. An uncommitted claim of another transaction is invisible to the read, so the INSERT
+-- waits on the primary key until that transaction commits (then the loop replays it) or rolls back (then we
+-- insert). Expired rows count as absent but keep feeding the fencing counter.
+CREATE OR REPLACE FUNCTION ${n.fn('claim')}(
+  p_operation text, p_key text, p_owner text, p_fingerprint text, p_lease_ms bigint, p_retain_ms bigint,
+  p_version smallint, lock_timeout_ms int, OUT code int, OUT a text, OUT b text)
+LANGUAGE plpgsql AS $fn$
+DECLARE
+  v ${n.table}%ROWTYPE;
+  now_ts timestamptz;
+  granted bigint;
+BEGIN
+  ${lockTimeout}
+  LOOP
+    now_ts := clock_timestamp();
+    SELECT * INTO v FROM ${n.table} t WHERE t.operation = p_operation AND t.key = p_key;
+    IF NOT FOUND THEN
+      INSERT INTO ${n.table} AS t VALUES (p_operation, p_key, 'p', ${clock}, p_owner, p_fingerprint,
+        now_ts + p_lease_ms * interval '1 ms', now_ts + p_retain_ms * interval '1 ms', p_version, NULL)
+        ON CONFLICT DO NOTHING RETURNING t.fencing_token INTO granted;
+      IF granted IS NOT NULL THEN code := 1; a := granted::text; RETURN; END IF;
+      CONTINUE;
+    END IF;
+    IF v.version IS DISTINCT FROM p_version THEN
+      code := 5; a := 'unknown record format version ' || v.version; RETURN;
+    END IF;
+    IF v.fencing_token < 0 OR v.fencing_token > 9007199254740991 THEN
+      code := 5; a := 'fencing token out of range: ' || v.fencing_token; RETURN;
+    END IF;
+    IF v.expires_at > now_ts THEN
+      IF v.state = 'c' THEN
+        IF v.fingerprint <> p_fingerprint THEN code := 4; a := v.fingerprint; b := 'completed'; RETURN; END IF;
+        IF v.payload IS NULL THEN code := 5; a := 'a completed record has no result'; RETURN; END IF;
+        code := 2; a := v.payload; b := v.fencing_token::text; RETURN;
+      ELSIF v.state = 'p' THEN
+        IF v.lease_until IS NULL THEN code := 5; a := 'a pending record has no lease'; RETURN; END IF;
+        IF v.lease_until > now_ts THEN
+          IF v.fingerprint <> p_fingerprint THEN code := 4; a := v.fingerprint; b := 'pending'; RETURN; END IF;
+          -- The same owner claiming again (a retried call whose first answer was lost) still holds the key.
+          IF v.owner = p_owner THEN code := 1; a := v.fencing_token::text; RETURN; END IF;
+          code := 3; a := ceil(extract(epoch from v.lease_until - now_ts) * 1000)::bigint::text; RETURN;
+        END IF;
+        -- The owner's lease ran out without renewal (crashed or stalled): take over below.
+      ELSIF v.state <> 'r' THEN
+        code := 5; a := 'unknown record state ' || v.state; RETURN;
+      END IF;
+    END IF;
+    UPDATE ${n.table} t SET state = 'p', fencing_token = greatest(t.fencing_token + 1, ${clock}), owner = p_owner,
+        fingerprint = p_fingerprint, lease_until = now_ts + p_lease_ms * interval '1 ms',
+        expires_at = now_ts + p_retain_ms * interval '1 ms', payload = NULL
+      WHERE t.operation = p_operation AND t.key = p_key AND ${sameVersion}
+      RETURNING t.fencing_token INTO granted;
+    IF granted IS NOT NULL THEN code := 1; a := granted::text; RETURN; END IF;
+  END LOOP;
+END
+$fn$;
+
+-- complete: the owner's pending row becomes the result, with the exact TTL from now; waiters are notified (at
+-- commit). 1 if stored (or already stored by this owner), 0 if another owner holds the row.
+CREATE OR REPLACE FUNCTION ${n.fn('complete')}(
+  p_operation text, p_key text, p_owner text, p_payload text, p_ttl_ms bigint, lock_timeout_ms int)
+RETURNS int LANGUAGE plpgsql AS $fn$
+BEGIN
+  ${lockTimeout}
+  UPDATE ${n.table} t SET state = 'c', payload = p_payload, lease_until = NULL,
+      expires_at = clock_timestamp() + p_ttl_ms * interval '1 ms'
+    WHERE t.operation = p_operation AND t.key = p_key AND t.owner = p_owner AND t.state = 'p'
+      AND t.expires_at > clock_timestamp();
+  IF FOUND THEN
+    PERFORM pg_notify('${n.channel}', p_operation || ':' || p_key);
+    RETURN 1;
+  END IF;
+  RETURN (EXISTS (SELECT 1 FROM ${n.table} t WHERE t.operation = p_operation AND t.key = p_key
+    AND t.owner = p_owner AND t.state = 'c' AND t.payload = p_payload AND t.expires_at > clock_timestamp()))::int;
+END
+$fn$;
+
+-- renew: extends the owner's lease from now; the row must outlive the lease it grants. 1 if renewed,
+-- 0 if the caller no longer owns the row (its lease is lost).
+CREATE OR REPLACE FUNCTION ${n.fn('renew')}(
+  p_operation text, p_key text, p_owner text, p_lease_ms bigint, lock_timeout_ms int)
+RETURNS int LANGUAGE plpgsql AS $fn$
+BEGIN
+  ${lockTimeout}
+  UPDATE ${n.table} t SET lease_until = clock_timestamp() + p_lease_ms * interval '1 ms',
+      expires_at = greatest(t.expires_at, clock_timestamp() + p_lease_ms * interval '1 ms')
+    WHERE t.operation = p_operation AND t.key = p_key AND t.owner = p_owner AND t.state = 'p'
+      AND t.expires_at > clock_timestamp();
+  RETURN FOUND::int;
+END
+$fn$;
+
+-- release: gives the owner's reservation up (state r, keeping its fencing token and expiry); wakes a waiter.
+-- 1 if released (or already released by this owner), 0 otherwise.
+CREATE OR REPLACE FUNCTION ${n.fn('release')}(
+  p_operation text, p_key text, p_owner text, lock_timeout_ms int)
+RETURNS int LANGUAGE plpgsql AS $fn$
+BEGIN
+  ${lockTimeout}
+  UPDATE ${n.table} t SET state = 'r', lease_until = NULL, payload = NULL
+    WHERE t.operation = p_operation AND t.key = p_key AND t.owner = p_owner AND t.state = 'p'
+      AND t.expires_at > clock_timestamp();
+  IF FOUND THEN
+    PERFORM pg_notify('${n.channel}', p_operation || ':' || p_key);
+    RETURN 1;
+  END IF;
+  RETURN (EXISTS (SELECT 1 FROM ${n.table} t WHERE t.operation = p_operation AND t.key = p_key
+    AND t.owner = p_owner AND t.state = 'r' AND t.expires_at > clock_timestamp()))::int;
+END
+$fn$;
+
+-- store_if_absent: the result of an unprotected run, only where no live row exists (never over an owner's).
+-- 1 if stored, 0 if a live row exists. A fresh row gets fencing token 0 (no owner was granted it); an expired row
+-- keeps its counter.
+CREATE OR REPLACE FUNCTION ${n.fn('store_if_absent')}(
+  p_operation text, p_key text, p_fingerprint text, p_payload text, p_ttl_ms bigint, p_version smallint,
+  lock_timeout_ms int)
+RETURNS int LANGUAGE plpgsql AS $fn$
+BEGIN
+  ${lockTimeout}
+  INSERT INTO ${n.table} AS t VALUES (p_operation, p_key, 'c', 0, NULL, p_fingerprint, NULL,
+      clock_timestamp() + p_ttl_ms * interval '1 ms', p_version, p_payload)
+    ON CONFLICT (operation, key) DO UPDATE SET state = 'c', owner = NULL, fingerprint = excluded.fingerprint,
+      lease_until = NULL, expires_at = excluded.expires_at, version = excluded.version, payload = excluded.payload
+      WHERE t.expires_at <= clock_timestamp();
+  IF FOUND THEN
+    PERFORM pg_notify('${n.channel}', p_operation || ':' || p_key);
+    RETURN 1;
+  END IF;
+  RETURN 0;
+END
+$fn$;
+
+-- sweep: deletes at most p_limit expired rows, oldest first, skipping rows another session has locked (a claim
+-- taking one over). Bounded, so one sweep never holds many locks or runs long.
+CREATE OR REPLACE FUNCTION ${n.fn('sweep')}(p_limit int)
+RETURNS int LANGUAGE sql AS $fn$
+  WITH gone AS (
+    DELETE FROM ${n.table} WHERE ctid = ANY (ARRAY(
+      SELECT ctid FROM ${n.table} WHERE expires_at <= clock_timestamp()
+        ORDER BY expires_at LIMIT p_limit FOR UPDATE SKIP LOCKED))
+    RETURNING 1)
+  SELECT count(*)::int FROM gone
+$fn$;
+`;
+}

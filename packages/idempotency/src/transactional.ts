@@ -1,0 +1,134 @@
+import {
+  IdempotencyCorruptRecordError,
+  IdempotencyInProgressError,
+  IdempotencyKeyReuseError,
+  IdempotencyLeaseLostError,
+  type IdempotencyError,
+} from './errors.js';
+import {
+  CoordinateOutcome,
+  IdempotencyEventType,
+  type ActionContext,
+  type CoordinatedResult,
+  type CoordinateRequest,
+  type IdempotencyEvent,
+} from './options.js';
+import { ClaimStatus, type ClaimRequest, type IdempotencyStore, type RecordId } from './store.js';
+
+/** What a query on a {@link SqlTransaction} resolves to (node-postgres' `QueryResult` has this shape). */
+export interface SqlQueryResult {
+  readonly rows: readonly unknown[];
+  readonly rowCount?: number | null;
+}
+
+/**
+ * The one thing transactional mode needs from a database driver: run a parameterised statement (`$1`, `$2`, ...)
+ * on the caller's open transaction. A node-postgres `Client`/`PoolClient` is one as it is; for Kysely use
+ * `kyselyTransaction(trx)` from `@retry-safe/idempotency/postgres`; docs/design.md shows the few lines for any
+ * other driver.
+ */
+export interface SqlTransaction {
+  query(text: string, values?: unknown[]): Promise<SqlQueryResult>;
+}
+
+/** What the action of `coordinateInTransaction` receives: the usual context plus the caller's transaction. */
+export interface TransactionalActionContext<Tx extends SqlTransaction> extends ActionContext {
+  /** The transaction the record lives in: the action's writes must go through it to commit with the record. */
+  readonly transaction: Tx;
+}
+
+/** The action `coordinateInTransaction` protects. */
+export type TransactionalAction<T, Tx extends SqlTransaction> = (
+  context: TransactionalActionContext<Tx>,
+) => Promise<T>;
+
+/**
+ * A store that can also keep its records inside the caller's transaction (the Postgres store). The bound store
+ * runs the same claim/complete/release on `transaction`, so they commit or roll back with the caller's writes.
+ */
+export interface TransactionalIdempotencyStore extends IdempotencyStore {
+  inTransaction(transaction: SqlTransaction): IdempotencyStore;
+  /** The coded error for a deadlock or serialization failure raised by the action's own statements, if it is one. */
+  transactionConflict(error: unknown, id: RecordId): IdempotencyError | undefined;
+}
+
+/** True when `store` supports `coordinateInTransaction`. */
+export function isTransactionalStore(store: IdempotencyStore): store is TransactionalIdempotencyStore {
+  const candidate = store as Partial<TransactionalIdempotencyStore>;
+  return typeof candidate.inTransaction === 'function' && typeof candidate.transactionConflict === 'function';
+}
+
+/** One transactional call, as the coordinator prepared it (validated key and options, fresh owner token). */
+export interface TransactionalCall<T> extends RecordId {
+  readonly request: CoordinateRequest<T>;
+  readonly fingerprint: string;
+  readonly claim: ClaimRequest;
+}
+
+/** What the coordinator lends the transactional flow: its events and its decoding (corrupt results are coded). */
+export interface TransactionalHooks<T> {
+  emit(type: IdempotencyEvent['type']): void;
+  decode(payload: string): T;
+}
+
+/**
+ * Claim -> act -> complete, all on the caller's transaction. No lease is renewed: the transaction is the lease
+ * (a crashed owner's transaction rolls back and takes its claim with it, and nobody else can see the claim before
+ * it commits). A concurrent duplicate's claim waits on the record's primary key until this transaction ends, then
+ * replays the committed result or, after a rollback, runs. A failed action leaves the claim released, so even a
+ * caller that commits after the failure does not block the key.
+ */
+export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
+  store: TransactionalIdempotencyStore,
+  call: TransactionalCall<T>,
+  transaction: Tx,
+  action: TransactionalAction<T, Tx>,
+  hooks: TransactionalHooks<T>,
+): Promise<CoordinatedResult<T>> {
+  const bound = store.inTransaction(transaction);
+  const claim = await bound.claim(call.claim);
+  switch (claim.status) {
+    case ClaimStatus.Completed: {
+      const value = hooks.decode(claim.payload);
+      hooks.emit(IdempotencyEventType.Hit);
+      return { value, outcome: CoordinateOutcome.Replayed, fencingToken: claim.fencingToken };
+    }
+    case ClaimStatus.Mismatch:
+      hooks.emit(IdempotencyEventType.KeyReuse);
+      throw new IdempotencyKeyReuseError(claim.storedFingerprint, call.fingerprint, call);
+    case ClaimStatus.Corrupt:
+      hooks.emit(IdempotencyEventType.CorruptRecord);
+      throw new IdempotencyCorruptRecordError(`Corrupt idempotency record: ${claim.reason}`, call);
+    case ClaimStatus.InProgress:
+      // Only a standalone owner's committed reservation can be seen here; waiting would hold the transaction open.
+      hooks.emit(IdempotencyEventType.InProgress);
+      throw new IdempotencyInProgressError(claim.retryAfterMs, call);
+    case ClaimStatus.Acquired:
+      break;
+  }
+
+  let signal: AbortSignal | undefined;
+  let payload: string;
+  let value: T;
+  try {
+    value = await action({
+      get signal() {
+        return (signal ??= new AbortController().signal);
+      },
+      fencingToken: claim.fencingToken,
+      protected: true,
+      transaction,
+    });
+    payload = call.request.codec.encode(value);
+  } catch (error) {
+    // Fails harmlessly when the action's error aborted the transaction: the rollback removes the claim then.
+    await bound.release(call.claim).catch(() => undefined);
+    throw store.transactionConflict(error, call) ?? error;
+  }
+  if (!(await bound.complete({ ...call.claim, payload, ttlMs: call.request.ttlMs }))) {
+    // Only possible if someone else's write in this same transaction removed or replaced the claim.
+    throw new IdempotencyLeaseLostError(value, call);
+  }
+  hooks.emit(IdempotencyEventType.Miss);
+  return { value, outcome: CoordinateOutcome.Executed, fencingToken: claim.fencingToken };
+}
