@@ -6,6 +6,14 @@ export {
   type RedisControl,
   type StartRedisOptions,
 } from './redis-server.js';
+export {
+  postgresBinaries,
+  startPostgres,
+  startPrivatePostgres,
+  type PostgresControl,
+  type PostgresHandle,
+  type StartPostgresOptions,
+} from './postgres-server.js';
 export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process.js';
 export { startTcpProxy, type ProxyConnection, type TcpProxy, type TcpProxyTarget } from './tcp-proxy.js';

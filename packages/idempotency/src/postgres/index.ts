@@ -1,6 +1,3 @@
-export {
-  PostgresIdempotencyStore,
-  type PostgresIdempotencyStoreOptions,
-} from './postgres-store.js';
+export { PostgresIdempotencyStore, type PostgresIdempotencyStoreOptions } from './postgres-store.js';
 export { PG_RECORD_FORMAT_VERSION } from './schema.js';
 export { kyselyTransaction, type KyselyExecutor } from './kysely.js';

@@ -15,7 +15,13 @@ import {
 import type { SqlTransaction, TransactionalIdempotencyStore } from '../transactional.js';
 import { assertIntegerIn } from '../validation.js';
 import { Notifications } from './notifications.js';
-import { PG_RECORD_FORMAT_VERSION, schemaNames, schemaSql, type SchemaNames, type StateChange } from './schema.js';
+import {
+  PG_RECORD_FORMAT_VERSION,
+  schemaNames,
+  schemaSql,
+  type SchemaNames,
+  type StateChange,
+} from './schema.js';
 import { storeErrorOf, transactionConflictOf } from './sql-errors.js';
 
 /** Options of {@link PostgresIdempotencyStore}; every default is listed here once. */
@@ -109,7 +115,9 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
     const client = await this.pool.connect();
     try {
       await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [this.names.migrationLockKey]);
+      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
+        this.names.migrationLockKey,
+      ]);
       await client.query(schemaSql(this.names));
       await client.query('COMMIT');
     } catch (error) {
@@ -223,7 +231,8 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   private bounded<T>(id: RecordId, promise: Promise<T>): Promise<T> {
     return new Promise<T>((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(storeErrorOf(new Error(`PostgreSQL did not answer within ${this.commandTimeoutMs} ms`), id)),
+        () =>
+          reject(storeErrorOf(new Error(`PostgreSQL did not answer within ${this.commandTimeoutMs} ms`), id)),
         this.commandTimeoutMs,
       );
       timer.unref();

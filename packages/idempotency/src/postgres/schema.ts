@@ -10,6 +10,8 @@ const IDENTIFIER = /^[a-z_][a-z0-9_]{0,39}$/;
 export interface SchemaNames {
   /** `"schema"."table"` or `"table"`, quoted. */
   readonly table: string;
+  /** `<table>__fence`, quoted: one row holding the highest fencing token ever swept. */
+  readonly fence: string;
   /** The NOTIFY channel complete, release and store-if-absent announce on. */
   readonly channel: string;
   /** Quoted, schema-qualified name of one state-change function, e.g. `fn('claim')`. */
@@ -37,6 +39,7 @@ export function schemaNames(table: string): SchemaNames {
   return {
     table: `${schema}"${bare}"`,
     bareTable: table,
+    fence: `${schema}"${bare}__fence"`,
     channel: `${table.replace('.', '__')}__events`,
     fn: (name) => `${schema}"${bare}__${name}"`,
     migrationLockKey: `retry-safe.idempotency:${table}`,
@@ -48,8 +51,9 @@ export function schemaNames(table: string): SchemaNames {
  *
  * Row layout (one row per operation + key; the primary key is the unique index concurrent claims meet on):
  *   state          'p' pending (owner holds a lease), 'c' completed (payload is the result), 'r' released
- *   fencing_token  grows with every grant: max(previous + 1, microseconds on the database clock), so it keeps
- *                  growing after the row expired and was swept (the clock moved past every earlier token)
+ *   fencing_token  grows with every grant: max(previous, floor) + 1, where the floor (one row in
+ *                  `<table>__fence`) is raised to the highest token the sweep ever deleted, in the sweep's own
+ *                  transaction; so a key's tokens keep growing after its row expired and was swept
  *   owner          token of the attempt that was granted the row (kept after completion and release, so the
  *                  same owner's repeated complete/release are recognised)
  *   lease_until    end of the owner's lease (pending only), on the database clock: every process shares it
@@ -58,7 +62,7 @@ export function schemaNames(table: string): SchemaNames {
  * No CHECK on state: a row this code cannot read must reach the claim and be refused as corrupt, not be hidden.
  */
 export function schemaSql(n: SchemaNames): string {
-  const clock = `floor(extract(epoch from clock_timestamp()) * 1000000)::bigint`;
+  const floor = `(SELECT f.floor FROM ${n.fence} f)`;
   // The CAS on every column a concurrent writer changes: the takeover below only succeeds on the version it read.
   const sameVersion = `t.fencing_token = v.fencing_token AND t.state = v.state
         AND t.lease_until IS NOT DISTINCT FROM v.lease_until AND t.expires_at = v.expires_at`;
@@ -79,6 +83,8 @@ CREATE TABLE IF NOT EXISTS ${n.table} (
   payload text,
   PRIMARY KEY (operation, key)
 );
+CREATE TABLE IF NOT EXISTS ${n.fence} (id boolean PRIMARY KEY DEFAULT true CHECK (id), floor bigint NOT NULL);
+INSERT INTO ${n.fence} (floor) VALUES (0) ON CONFLICT DO NOTHING;
 CREATE INDEX IF NOT EXISTS "${n.bareTable.replace('.', '__')}__expires_at" ON ${n.table} (expires_at);
 
 -- claim: reserve (operation, key) for owner, or report what is there. Returns (code, a, b) with the codes of the
@@ -104,7 +110,7 @@ BEGIN
     now_ts := clock_timestamp();
     SELECT * INTO v FROM ${n.table} t WHERE t.operation = p_operation AND t.key = p_key;
     IF NOT FOUND THEN
-      INSERT INTO ${n.table} AS t VALUES (p_operation, p_key, 'p', ${clock}, p_owner, p_fingerprint,
+      INSERT INTO ${n.table} AS t VALUES (p_operation, p_key, 'p', ${floor} + 1, p_owner, p_fingerprint,
         now_ts + p_lease_ms * interval '1 ms', now_ts + p_retain_ms * interval '1 ms', p_version, NULL)
         ON CONFLICT DO NOTHING RETURNING t.fencing_token INTO granted;
       IF granted IS NOT NULL THEN code := 1; a := granted::text; RETURN; END IF;
@@ -134,7 +140,7 @@ BEGIN
         code := 5; a := 'unknown record state ' || v.state; RETURN;
       END IF;
     END IF;
-    UPDATE ${n.table} t SET state = 'p', fencing_token = greatest(t.fencing_token + 1, ${clock}), owner = p_owner,
+    UPDATE ${n.table} t SET state = 'p', fencing_token = greatest(t.fencing_token, ${floor}) + 1, owner = p_owner,
         fingerprint = p_fingerprint, lease_until = now_ts + p_lease_ms * interval '1 ms',
         expires_at = now_ts + p_retain_ms * interval '1 ms', payload = NULL
       WHERE t.operation = p_operation AND t.key = p_key AND ${sameVersion}
@@ -221,14 +227,19 @@ END
 $fn$;
 
 -- sweep: deletes at most p_limit expired rows, oldest first, skipping rows another session has locked (a claim
--- taking one over). Bounded, so one sweep never holds many locks or runs long.
+-- taking one over), and raises the fencing floor past every token it deleted, in the same transaction: a claim
+-- that finds the row gone reads the raised floor. Bounded, so one sweep never holds many locks or runs long.
+-- Delete rows only through this function, or their keys' tokens may repeat.
 CREATE OR REPLACE FUNCTION ${n.fn('sweep')}(p_limit int)
 RETURNS int LANGUAGE sql AS $fn$
   WITH gone AS (
     DELETE FROM ${n.table} WHERE ctid = ANY (ARRAY(
       SELECT ctid FROM ${n.table} WHERE expires_at <= clock_timestamp()
         ORDER BY expires_at LIMIT p_limit FOR UPDATE SKIP LOCKED))
-    RETURNING 1)
+    RETURNING fencing_token),
+  raised AS (
+    UPDATE ${n.fence} SET floor = greatest(floor, (SELECT max(fencing_token) FROM gone))
+      WHERE EXISTS (SELECT 1 FROM gone) RETURNING 1)
   SELECT count(*)::int FROM gone
 $fn$;
 `;

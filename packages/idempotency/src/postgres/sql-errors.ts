@@ -23,7 +23,11 @@ export function transactionConflictOf(error: unknown, id: RecordId): Idempotency
   if (isIdempotencyError(error)) return undefined;
   const state = sqlStateOf(error);
   if (state === undefined || !TRANSACTION_CONFLICTS.has(state)) return undefined;
-  return new IdempotencyTransactionConflictError(state, { operation: id.operation, key: id.key, cause: error });
+  return new IdempotencyTransactionConflictError(state, {
+    operation: id.operation,
+    key: id.key,
+    cause: error,
+  });
 }
 
 /**

@@ -3,6 +3,7 @@ import type { Cluster } from 'ioredis';
 import { startRedisCluster, type RedisClusterHandle } from '@retry-safe/testing';
 import { describeCoordinatorBehaviour } from './coordinator.behaviour.js';
 import { describeCoordinatorHardening } from './coordinator-hardening.behaviour.js';
+import { redisBackend } from './support.js';
 
 // The same suite on a local 3-master Redis Cluster: a script touching keys of two slots would fail with CROSSSLOT.
 let cluster: RedisClusterHandle;
@@ -18,5 +19,8 @@ afterAll(async () => {
   await cluster.close();
 });
 
-describeCoordinatorBehaviour('a 3-master Redis Cluster', () => client);
+describeCoordinatorBehaviour(
+  'a 3-master Redis Cluster',
+  redisBackend(() => client),
+);
 describeCoordinatorHardening('a 3-master Redis Cluster', () => client);

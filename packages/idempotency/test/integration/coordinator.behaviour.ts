@@ -1,7 +1,13 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { Cluster, Redis } from 'ioredis';
 import { IdempotencyErrorCode, InFlightMode, type CoordinatedResult } from '../../src/index.js';
-import { countingAction, countingStore, sleep, world, type Charge, type World } from './support.js';
+import {
+  countingAction,
+  countingStore,
+  sleep,
+  type BehaviourBackend,
+  type Charge,
+  type StoreWorld,
+} from './support.js';
 
 async function settle<T>(promises: Promise<T>[]) {
   const results = await Promise.allSettled(promises);
@@ -12,14 +18,14 @@ async function settle<T>(promises: Promise<T>[]) {
 }
 
 /**
- * The coordinator's behaviour on a real Redis; run against a standalone server and against a 3-master Cluster,
- * which proves every script keeps to one hash slot.
+ * The coordinator's behaviour on a real store; run against a standalone Redis, a 3-master Cluster (which proves
+ * every script keeps to one hash slot) and PostgreSQL (which proves the SQL functions keep the same contract).
  */
-export function describeCoordinatorBehaviour(name: string, client: () => Redis | Cluster): void {
+export function describeCoordinatorBehaviour(name: string, backend: BehaviourBackend): void {
   describe(`coordinator on ${name}`, () => {
-    let w: World;
-    beforeEach(() => {
-      w = world(client());
+    let w: StoreWorld;
+    beforeEach(async () => {
+      w = await backend.world();
     });
     afterEach(async () => {
       await w.close();
@@ -219,7 +225,7 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
         let aborted: unknown;
         const result = coordinator.coordinate(w.request('k-abort'), async ({ signal }) => {
           // Someone else's write removes our reservation (an operator, or an expiry): the next renewal is refused.
-          await client().del(`${w.prefix}payment.charge.t1:k-abort`);
+          await w.removeRecord('payment.charge.t1', 'k-abort');
           await new Promise<void>((resolve) =>
             signal.addEventListener('abort', () => resolve(), { once: true }),
           );
@@ -383,8 +389,8 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
         const coordinator = w.coordinator({ inFlight: 'raise' });
         const action = countingAction();
         await coordinator.coordinate(w.request('k-ttl', { ttlMs: 1_500 }), action.run);
-        const [key] = await w.keys();
-        const pttl = await client().pttl(key!);
+        expect(await w.keys()).toEqual(['payment.charge.t1:k-ttl']);
+        const pttl = await w.remainingTtlMs('payment.charge.t1', 'k-ttl');
         expect(pttl).toBeGreaterThan(1_300);
         expect(pttl).toBeLessThanOrEqual(1_500);
 
@@ -412,37 +418,19 @@ export function describeCoordinatorBehaviour(name: string, client: () => Redis |
     });
 
     describe('corrupt records are never a miss', () => {
-      it.each([
-        [
-          'a hash where a string belongs',
-          async (key: string, c: Redis | Cluster) => void (await c.hset(key, { v: '1' })),
-        ],
-        [
-          'an unreadable header',
-          async (key: string, c: Redis | Cluster) => void (await c.set(key, 'garbage')),
-        ],
-        [
-          'an unknown format version',
-          async (key: string, c: Redis | Cluster) => void (await c.set(key, '99|c|1|||4|fp-a{}')),
-        ],
-        [
-          'an unknown state',
-          async (key: string, c: Redis | Cluster) => void (await c.set(key, '1|x|1|||4|fp-a{}')),
-        ],
-        [
-          'a result the codec cannot decode',
-          async (key: string, c: Redis | Cluster) => void (await c.set(key, '1|c|1|||4|fp-a{not json')),
-        ],
-      ])('%s: IDEMPOTENCY_CORRUPT_RECORD and the action does not run', async (_, write) => {
-        await write(`${w.prefix}payment.charge.t1:k-corrupt`, client());
-        const action = countingAction();
-        await expect(w.coordinator().coordinate(w.request('k-corrupt'), action.run)).rejects.toMatchObject({
-          code: IdempotencyErrorCode.CorruptRecord,
-        });
-        expect(action.executions).toBe(0);
-        expect(w.events.map((e) => e.type)).toContain('corrupt_record');
-        expect(w.events.map((e) => e.type)).not.toContain('hit');
-      });
+      it.each(backend.corruptions)(
+        '%s: IDEMPOTENCY_CORRUPT_RECORD and the action does not run',
+        async (_, write) => {
+          await write('payment.charge.t1', 'k-corrupt');
+          const action = countingAction();
+          await expect(w.coordinator().coordinate(w.request('k-corrupt'), action.run)).rejects.toMatchObject({
+            code: IdempotencyErrorCode.CorruptRecord,
+          });
+          expect(action.executions).toBe(0);
+          expect(w.events.map((e) => e.type)).toContain('corrupt_record');
+          expect(w.events.map((e) => e.type)).not.toContain('hit');
+        },
+      );
     });
 
     it('isolates operations: the same key under two operations is two records', async () => {

@@ -3,6 +3,7 @@ import type { Redis } from 'ioredis';
 import { startRedis, type RedisHandle } from '@retry-safe/testing';
 import { describeCoordinatorBehaviour } from './coordinator.behaviour.js';
 import { describeCoordinatorHardening } from './coordinator-hardening.behaviour.js';
+import { redisBackend } from './support.js';
 
 let redis: RedisHandle;
 let client: Redis;
@@ -17,5 +18,8 @@ afterAll(async () => {
   await redis.close();
 });
 
-describeCoordinatorBehaviour('a standalone Redis', () => client);
+describeCoordinatorBehaviour(
+  'a standalone Redis',
+  redisBackend(() => client),
+);
 describeCoordinatorHardening('a standalone Redis', () => client);

@@ -65,21 +65,38 @@ export function countingStore(inner: IdempotencyStore): IdempotencyStore & { cal
   return wrapped;
 }
 
-/** A per-test world: a unique key prefix on a shared Redis, so tests never need to flush anything. */
-export function world(client: Redis | Cluster) {
-  const prefix = `test:${randomUUID()}:`;
-  const store = new RedisIdempotencyStore(client, { keyPrefix: prefix, commandTimeoutMs: 1000 });
+/** What the shared behaviour suite needs of a store under test, whatever it runs on. */
+export interface StoreWorld<S extends IdempotencyStore = IdempotencyStore> {
+  readonly store: S;
+  readonly events: IdempotencyEvent[];
+  coordinator(options?: CoordinatorOptions, over?: IdempotencyStore): IdempotencyCoordinator;
+  /** Another process's coordinator: its own store object (and notification connection) on the same data. */
+  otherStore(): S;
+  request(key: string, extra?: Partial<CoordinateRequest<Charge>>): CoordinateRequest<Charge>;
+  /** `<operation>:<key>` of every live record of this world. */
+  keys(): Promise<string[]>;
+  /** Someone else's write removes a record (an operator, an expiry), bypassing the store. */
+  removeRecord(operation: string, key: string): Promise<void>;
+  /** Remaining lifetime of a record in ms, as the store's own clock sees it. */
+  remainingTtlMs(operation: string, key: string): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** The store-independent half of a world: events, coordinators and requests over `store` and its siblings. */
+export function storeWorld<S extends IdempotencyStore & { close(): Promise<void> }>(
+  store: S,
+  makeStore: () => S,
+  data: Pick<StoreWorld, 'keys' | 'removeRecord' | 'remainingTtlMs'> & { close?: () => Promise<void> },
+): StoreWorld<S> {
   const events: IdempotencyEvent[] = [];
-  const stores: RedisIdempotencyStore[] = [store];
+  const stores: S[] = [store];
   return {
-    prefix,
     store,
     events,
     coordinator: (options: CoordinatorOptions = {}, over: IdempotencyStore = store): IdempotencyCoordinator =>
       new IdempotencyCoordinator(over, { onEvent: (e) => events.push(e), ...options }),
-    /** Another process's coordinator: its own store object (and subscriber connection) on the same Redis. */
     otherStore: () => {
-      const other = new RedisIdempotencyStore(client, { keyPrefix: prefix, commandTimeoutMs: 1000 });
+      const other = makeStore();
       stores.push(other);
       return other;
     },
@@ -91,23 +108,39 @@ export function world(client: Redis | Cluster) {
       fingerprint: 'fp-a',
       ...extra,
     }),
-    keys: async (): Promise<string[]> => {
-      const found: string[] = [];
-      const nodes = 'nodes' in client ? client.nodes('master') : [client];
-      for (const node of nodes) {
-        let cursor = '0';
-        do {
-          const [next, batch] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
-          cursor = next;
-          found.push(...batch);
-        } while (cursor !== '0');
-      }
-      return found;
-    },
+    keys: data.keys,
+    removeRecord: data.removeRecord,
+    remainingTtlMs: data.remainingTtlMs,
     close: async () => {
       await Promise.all(stores.map((s) => s.close()));
+      await data.close?.();
     },
   };
+}
+
+/** A per-test world: a unique key prefix on a shared Redis, so tests never need to flush anything. */
+export function world(client: Redis | Cluster) {
+  const prefix = `test:${randomUUID()}:`;
+  const make = () => new RedisIdempotencyStore(client, { keyPrefix: prefix, commandTimeoutMs: 1000 });
+  const keys = async (): Promise<string[]> => {
+    const found: string[] = [];
+    const nodes = 'nodes' in client ? client.nodes('master') : [client];
+    for (const node of nodes) {
+      let cursor = '0';
+      do {
+        const [next, batch] = await node.scan(cursor, 'MATCH', `${prefix}*`, 'COUNT', 1000);
+        cursor = next;
+        found.push(...batch);
+      } while (cursor !== '0');
+    }
+    return found;
+  };
+  const base = storeWorld(make(), make, {
+    keys: async () => (await keys()).map((k) => k.slice(prefix.length)),
+    removeRecord: async (operation, key) => void (await client.del(`${prefix}${operation}:${key}`)),
+    remainingTtlMs: (operation, key) => client.pttl(`${prefix}${operation}:${key}`),
+  });
+  return { ...base, prefix };
 }
 
 export type World = ReturnType<typeof world>;
@@ -144,4 +177,35 @@ export async function shardSubscribers(client: Redis | Cluster, channel: string)
     count += Number(reply[1]);
   }
   return count;
+}
+
+/** How the behaviour suite reaches one kind of store: a fresh world per test, and ways to corrupt a record. */
+export interface BehaviourBackend {
+  world(): StoreWorld | Promise<StoreWorld>;
+  /** Ways to leave an unreadable record under an operation and key, bypassing the store. */
+  readonly corruptions: readonly (readonly [string, (operation: string, key: string) => Promise<void>])[];
+}
+
+/** The behaviour suite on Redis (standalone or Cluster): a key prefix per test. */
+export function redisBackend(client: () => Redis | Cluster): BehaviourBackend {
+  let prefix = '';
+  const set = (value: string) => async (operation: string, key: string) =>
+    void (await client().set(`${prefix}${operation}:${key}`, value));
+  return {
+    world: () => {
+      const w = world(client());
+      prefix = w.prefix;
+      return w;
+    },
+    corruptions: [
+      [
+        'a hash where a string belongs',
+        async (operation, key) => void (await client().hset(`${prefix}${operation}:${key}`, { v: '1' })),
+      ],
+      ['an unreadable header', set('garbage')],
+      ['an unknown format version', set('99|c|1|||4|fp-a{}')],
+      ['an unknown state', set('1|x|1|||4|fp-a{}')],
+      ['a result the codec cannot decode', set('1|c|1|||4|fp-a{not json')],
+    ],
+  };
 }

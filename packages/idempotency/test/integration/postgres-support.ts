@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import type pg from 'pg';
+import { PostgresIdempotencyStore, type PostgresIdempotencyStoreOptions } from '../../src/postgres/index.js';
+import { storeWorld, type BehaviourBackend, type StoreWorld } from './support.js';
+
+/** A fresh table name, so tests are isolated by table and nothing shared is ever truncated. */
+export const freshTable = (): string => `idem_${randomBytes(6).toString('hex')}`;
+
+/** A per-test world on PostgreSQL: its own table (and functions), migrated before the test. */
+export async function postgresWorld(
+  pool: pg.Pool,
+  options: PostgresIdempotencyStoreOptions = {},
+): Promise<StoreWorld<PostgresIdempotencyStore> & { table: string }> {
+  const table = options.table ?? freshTable();
+  const make = () => new PostgresIdempotencyStore(pool, { commandTimeoutMs: 1000, ...options, table });
+  const store = make();
+  await store.migrate();
+  const base = storeWorld(store, make, {
+    keys: async () =>
+      (
+        await pool.query<{ id: string }>(
+          `SELECT operation || ':' || key AS id FROM ${table} WHERE expires_at > clock_timestamp() ORDER BY 1`,
+        )
+      ).rows.map((r) => r.id),
+    removeRecord: async (operation, key) =>
+      void (await pool.query(`DELETE FROM ${table} WHERE operation = $1 AND key = $2`, [operation, key])),
+    remainingTtlMs: async (operation, key) => {
+      const { rows } = await pool.query<{ ms: string }>(
+        `SELECT floor(extract(epoch from expires_at - clock_timestamp()) * 1000) AS ms FROM ${table}
+          WHERE operation = $1 AND key = $2`,
+        [operation, key],
+      );
+      return rows[0] ? Number(rows[0].ms) : -2;
+    },
+  });
+  return { ...base, table };
+}
+
+/** The behaviour suite on PostgreSQL: a table per test, and rows this format cannot read. */
+export function postgresBackend(pool: () => pg.Pool): BehaviourBackend {
+  let table = '';
+  const insert = (columns: Record<string, unknown>) => async (operation: string, key: string) => {
+    const row = {
+      operation,
+      key,
+      state: 'c',
+      fencing_token: 1,
+      owner: 'someone',
+      fingerprint: 'fp-a',
+      lease_until: null,
+      expires_at: new Date(Date.now() + 60_000),
+      version: 1,
+      payload: '{}',
+      ...columns,
+    };
+    const names = Object.keys(row);
+    await pool().query(
+      `INSERT INTO ${table} (${names.join(', ')}) VALUES (${names.map((_, i) => `$${i + 1}`).join(', ')})`,
+      Object.values(row),
+    );
+  };
+  return {
+    world: async () => {
+      const w = await postgresWorld(pool());
+      table = w.table;
+      return w;
+    },
+    corruptions: [
+      ['an unknown format version', insert({ version: 99 })],
+      ['an unknown state', insert({ state: 'x' })],
+      ['a completed record without a result', insert({ payload: null })],
+      ['a pending record without a lease', insert({ state: 'p', lease_until: null })],
+      ['a fencing token beyond 2^53', insert({ fencing_token: '9007199254740993' })],
+      ['a negative fencing token', insert({ fencing_token: -1 })],
+      ['a result the codec cannot decode', insert({ payload: '{not json' })],
+    ],
+  };
+}

@@ -1,0 +1,297 @@
+import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { access, chown, mkdtemp, readdir, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import pg from 'pg';
+import { dockerAnswers } from './docker.js';
+import { freePort, waitFor } from './free-port.js';
+
+const run = promisify(execFile);
+
+/** A PostgreSQL database a test talks to; `control` is present when the test may stop, pause, kill or restart it. */
+export interface PostgresHandle {
+  /** `postgres://user@host:port/database` of the test's own database. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  readonly database: string;
+  /** Where this PostgreSQL came from. */
+  readonly source: 'env' | 'testcontainers' | 'initdb';
+  /** Present for a server this process owns (private cluster or container). */
+  readonly control?: PostgresControl;
+  /** A new pool on the test's database; the caller ends it. */
+  pool(config?: pg.PoolConfig): pg.Pool;
+  /** A new, unconnected client on the test's database; the caller ends it. */
+  client(config?: pg.ClientConfig): pg.Client;
+  /** Drops the database (`DATABASE_URL`) or stops and removes the server. */
+  close(): Promise<void>;
+}
+
+/** Operations on a PostgreSQL the test owns. */
+export interface PostgresControl {
+  /** Fast shutdown (SIGINT: sessions are ended, committed data kept); the port stays reserved for `start`. */
+  stop(): Promise<void>;
+  /** Starts it again on the same port and data directory (after `kill`, with crash recovery). */
+  start(): Promise<void>;
+  restart(): Promise<void>;
+  /** SIGKILL to the server and every backend: no shutdown, uncommitted transactions are lost. */
+  kill(): Promise<void>;
+  /** SIGSTOP to the server and every backend: connections stay open and nothing answers. */
+  pause(): void;
+  /** SIGCONT after `pause`. */
+  resume(): void;
+}
+
+/** Options for {@link startPostgres}. */
+export interface StartPostgresOptions {
+  /**
+   * The test needs to stop, pause, kill or restart the server: never use `DATABASE_URL`.
+   * @default false
+   */
+  controllable?: boolean;
+}
+
+/**
+ * A real PostgreSQL for a test, in this order: `DATABASE_URL` if set (a fresh database created on that server for
+ * this suite, dropped by `close`); else testcontainers (`postgres:17-alpine`) where a Docker engine answers; else a
+ * private cluster of the distribution's binaries (`initdb` + `postgres` on a free port in a temporary directory).
+ * A `controllable` server is always a private cluster when the binaries exist (it starts in well under a second,
+ * keeps its port across restarts and can be paused with SIGSTOP), else a container.
+ */
+export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresHandle> {
+  const fromEnv = process.env['DATABASE_URL'];
+  if (fromEnv && !options.controllable) return freshDatabase(fromEnv);
+  if (!options.controllable && (await dockerAnswers())) {
+    try {
+      return await startContainer();
+    } catch {
+      // An engine that answers a ping but cannot run containers: fall through to the binaries.
+    }
+  }
+  const binaries = await postgresBinaries();
+  if (binaries) return startPrivatePostgres(binaries);
+  if (await dockerAnswers()) return startContainer();
+  throw new Error(
+    'startPostgres: no DATABASE_URL, no Docker engine, and no initdb/postgres binaries (PATH or /usr/lib/postgresql/*/bin)',
+  );
+}
+
+function handle(
+  url: string,
+  source: PostgresHandle['source'],
+  control: PostgresControl | undefined,
+  close: () => Promise<void>,
+): PostgresHandle {
+  const parsed = new URL(url);
+  return {
+    url,
+    host: parsed.hostname,
+    port: Number(parsed.port || 5432),
+    database: decodeURIComponent(parsed.pathname.slice(1)),
+    source,
+    ...(control ? { control } : {}),
+    pool: (config) => new pg.Pool({ connectionString: url, ...config }),
+    client: (config) => new pg.Client({ connectionString: url, ...config }),
+    close,
+  };
+}
+
+/** Creates `retry_safe_test_<random>` on the server of `serverUrl`; `close` drops it (ending its sessions). */
+async function freshDatabase(serverUrl: string): Promise<PostgresHandle> {
+  const database = `retry_safe_test_${randomBytes(6).toString('hex')}`;
+  const admin = async (sql: string): Promise<void> => {
+    const client = new pg.Client({ connectionString: serverUrl });
+    await client.connect();
+    try {
+      await client.query(sql);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin(`CREATE DATABASE "${database}"`);
+  const url = new URL(serverUrl);
+  url.pathname = `/${database}`;
+  return handle(url.toString(), 'env', undefined, () =>
+    admin(`DROP DATABASE IF EXISTS "${database}" WITH (FORCE)`),
+  );
+}
+
+/** The directory holding `initdb` and `postgres`: PATH first, else the newest /usr/lib/postgresql/<major>/bin. */
+export async function postgresBinaries(): Promise<string | undefined> {
+  const onPath = await run('sh', ['-c', 'command -v initdb']).then(
+    ({ stdout }) => stdout.trim(),
+    () => '',
+  );
+  if (onPath) return onPath.slice(0, onPath.lastIndexOf('/'));
+  const root = '/usr/lib/postgresql';
+  const majors = await readdir(root).catch(() => [] as string[]);
+  for (const major of majors.sort((a, b) => Number(b) - Number(a))) {
+    const bin = join(root, major, 'bin');
+    if (
+      await access(join(bin, 'initdb')).then(
+        () => true,
+        () => false,
+      )
+    )
+      return bin;
+  }
+  return undefined;
+}
+
+/** The uid/gid to run the server as: initdb and postgres refuse to run as root, so root uses `postgres`. */
+async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
+  if (process.getuid?.() !== 0) return undefined;
+  const id = async (flag: string): Promise<number> =>
+    Number((await run('id', [flag, 'postgres'])).stdout.trim());
+  try {
+    return { uid: await id('-u'), gid: await id('-g') };
+  } catch (error) {
+    throw new Error('startPostgres: running as root needs a "postgres" user to own the private cluster', {
+      cause: error,
+    });
+  }
+}
+
+/** initdb in a temporary directory, then the server on a free port of 127.0.0.1; trust auth, fsync off. */
+export async function startPrivatePostgres(bin?: string): Promise<PostgresHandle> {
+  const binDir = bin ?? (await postgresBinaries());
+  if (!binDir) throw new Error('startPrivatePostgres: no initdb found (PATH or /usr/lib/postgresql/*/bin)');
+  const user = await serverUser();
+  const dir = await mkdtemp(join(tmpdir(), 'retry-safe-pg-'));
+  const data = join(dir, 'data');
+  if (user) await chown(dir, user.uid, user.gid);
+  const as = user ? { uid: user.uid, gid: user.gid } : {};
+  await run(
+    join(binDir, 'initdb'),
+    ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'],
+    {
+      ...as,
+      cwd: dir,
+    },
+  );
+  const port = await freePort();
+  const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1'];
+  // Durability against a process crash needs no fsync (the kernel keeps the pages); tests never crash the kernel.
+  args.push('-c', 'fsync=off', '-c', 'max_connections=300', '-c', 'log_min_messages=fatal');
+  let child: ChildProcess | undefined;
+  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
+
+  const signalAll = (signal: NodeJS.Signals): void => {
+    // Backends call setsid(), so no process group holds them all: signal the postmaster first (it forks no more
+    // once stopped or dead), then each of its children.
+    const pid = child?.pid;
+    if (pid === undefined) return;
+    trySignal(pid, signal);
+    for (const backend of childrenOf(pid)) trySignal(backend, signal);
+  };
+  const exited = (proc: ChildProcess): Promise<void> =>
+    proc.exitCode !== null || proc.signalCode !== null
+      ? Promise.resolve()
+      : new Promise((resolve) => proc.once('exit', () => resolve()));
+  const start = async (): Promise<void> => {
+    const proc = spawn(join(binDir, 'postgres'), args, { ...as, cwd: dir, stdio: 'ignore' });
+    child = proc;
+    proc.unref();
+    await waitFor(`postgres on port ${port}`, async () => {
+      if (proc.exitCode !== null) throw new Error(`postgres exited with ${proc.exitCode}`);
+      const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+      try {
+        await probe.connect();
+        await probe.query('SELECT 1');
+      } finally {
+        await probe.end().catch(() => undefined);
+      }
+    });
+  };
+  const end = async (signal: NodeJS.Signals): Promise<void> => {
+    const proc = child;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
+    const gone = exited(proc);
+    const backends = childrenOf(proc.pid!);
+    proc.ref();
+    signalAll(signal);
+    signalAll('SIGCONT');
+    await gone;
+    // Backends of a killed server exit on their own once they notice; wait so a restart finds no old shared memory.
+    await waitFor('the backends to exit', async () => {
+      if (backends.some((backend) => trySignal(backend, 0))) throw new Error('backends still running');
+    });
+    child = undefined;
+  };
+  const control: PostgresControl = {
+    stop: () => end('SIGINT'),
+    start,
+    restart: async () => {
+      await end('SIGINT');
+      await start();
+    },
+    kill: () => end('SIGKILL'),
+    pause: () => signalAll('SIGSTOP'),
+    resume: () => signalAll('SIGCONT'),
+  };
+
+  await start();
+  return handle(url, 'initdb', control, async () => {
+    await end('SIGINT');
+    await rm(dir, { recursive: true, force: true });
+  });
+}
+
+/** Pids whose parent is `pid` (Linux /proc). */
+function childrenOf(pid: number): number[] {
+  const found: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    try {
+      // Field 4 of /proc/<pid>/stat, after the parenthesised command (which may contain spaces).
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === pid) found.push(Number(entry));
+    } catch {
+      // Exited while we looked.
+    }
+  }
+  return found;
+}
+
+/** Sends `signal`; false when the process is gone. */
+function trySignal(pid: number, signal: NodeJS.Signals | 0): boolean {
+  try {
+    process.kill(pid, signal);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+async function startContainer(): Promise<PostgresHandle> {
+  // Loaded only here: testcontainers is optional and needs a Docker engine.
+  const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
+  const container = await new PostgreSqlContainer('postgres:17-alpine').start();
+  const control: PostgresControl = {
+    stop: async () => {
+      await container.stop({ remove: false });
+    },
+    start: async () => {
+      await container.restart();
+    },
+    restart: async () => {
+      await container.restart();
+    },
+    kill: async () => {
+      await container.exec(['sh', '-c', 'kill -9 1']);
+    },
+    pause: () => {
+      throw new Error('pause is not supported for a container-backed PostgreSQL');
+    },
+    resume: () => {
+      throw new Error('resume is not supported for a container-backed PostgreSQL');
+    },
+  };
+  return handle(container.getConnectionUri(), 'testcontainers', control, async () => {
+    await container.stop();
+  });
+}
