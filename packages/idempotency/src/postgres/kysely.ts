@@ -5,7 +5,11 @@ export interface KyselyExecutor {
   executeQuery(query: {
     readonly sql: string;
     readonly parameters: readonly unknown[];
-    readonly query: unknown;
+    readonly query: {
+      readonly kind: 'RawNode';
+      readonly sqlFragments: readonly string[];
+      readonly parameters: readonly never[];
+    };
     readonly queryId: { readonly queryId: string };
   }): Promise<{ readonly rows: readonly unknown[]; readonly numAffectedRows?: bigint }>;
 }
