@@ -144,7 +144,9 @@ export class IdempotencyCoordinator {
     action: TransactionalAction<T, Tx>,
   ): Promise<CoordinatedResult<T>> {
     if (!isTransactionalStore(this.store)) {
-      throw new InvalidIdempotencyOptionsError('coordinateInTransaction needs a store that supports transactions');
+      throw new InvalidIdempotencyOptionsError(
+        'coordinateInTransaction needs a store that supports transactions',
+      );
     }
     const call = prepareCall(request, this.settings);
     return coordinateInTransaction(this.store, call, transaction, action, {

@@ -22,7 +22,7 @@ export interface PostgresHandle {
   readonly source: 'env' | 'testcontainers' | 'initdb';
   /** Present for a server this process owns (private cluster or container). */
   readonly control?: PostgresControl;
-  /** A new pool on the test's database; the caller ends it. */
+  /** A new pool on the test's database (errors of idle connections ignored); the caller ends it. */
   pool(config?: pg.PoolConfig): pg.Pool;
   /** A new, unconnected client on the test's database; the caller ends it. */
   client(config?: pg.ClientConfig): pg.Client;
@@ -93,7 +93,13 @@ function handle(
     database: decodeURIComponent(parsed.pathname.slice(1)),
     source,
     ...(control ? { control } : {}),
-    pool: (config) => new pg.Pool({ connectionString: url, ...config }),
+    pool: (config) => {
+      const pool = new pg.Pool({ connectionString: url, ...config });
+      // An idle connection the server ends (stopped, killed, or shut down while pool.end() is still closing its
+      // sockets) is dropped by the pool and reported here; without a listener that report would crash the test.
+      pool.on('error', () => undefined);
+      return pool;
+    },
     client: (config) => new pg.Client({ connectionString: url, ...config }),
     close,
   };

@@ -1,3 +1,4 @@
+export { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from './defaults.js';
 export { PostgresIdempotencyStore, type PostgresIdempotencyStoreOptions } from './postgres-store.js';
 export { PG_RECORD_FORMAT_VERSION } from './schema.js';
 export { kyselyTransaction, type KyselyExecutor } from './kysely.js';

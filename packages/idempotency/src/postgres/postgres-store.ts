@@ -1,6 +1,6 @@
 import type { Pool, QueryConfig } from 'pg';
 import { InvalidIdempotencyOptionsError, type IdempotencyError } from '../errors.js';
-import { claimResultOf, flagOf } from '../redis/replies.js';
+import { claimResultOf, flagOf } from '../store-replies.js';
 import {
   ClaimStatus,
   type ClaimRequest,
@@ -14,6 +14,7 @@ import {
 } from '../store.js';
 import type { SqlTransaction, TransactionalIdempotencyStore } from '../transactional.js';
 import { assertIntegerIn } from '../validation.js';
+import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from './defaults.js';
 import { Notifications } from './notifications.js';
 import {
   PG_RECORD_FORMAT_VERSION,
@@ -50,13 +51,6 @@ export interface PostgresIdempotencyStoreOptions {
    */
   sweepBatchSize?: number;
 }
-
-const DEFAULTS = {
-  table: 'idempotency_records',
-  commandTimeoutMs: 1_000,
-  sweepIntervalMs: 60_000,
-  sweepBatchSize: 1_000,
-} as const satisfies Required<PostgresIdempotencyStoreOptions>;
 
 const MAX_SWEEP_BATCHES_PER_ROUND = 10;
 
@@ -95,13 +89,29 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
     private readonly pool: Pool,
     options: PostgresIdempotencyStoreOptions = {},
   ) {
-    this.table = options.table ?? DEFAULTS.table;
-    this.commandTimeoutMs = options.commandTimeoutMs ?? DEFAULTS.commandTimeoutMs;
-    this.sweepIntervalMs = options.sweepIntervalMs ?? DEFAULTS.sweepIntervalMs;
-    this.sweepBatchSize = options.sweepBatchSize ?? DEFAULTS.sweepBatchSize;
-    assertIntegerIn('commandTimeoutMs', this.commandTimeoutMs, 1);
-    assertIntegerIn('sweepIntervalMs', this.sweepIntervalMs, 0);
-    assertIntegerIn('sweepBatchSize', this.sweepBatchSize, 1, 100_000);
+    this.table = options.table ?? POSTGRES_STORE_DEFAULTS.table;
+    this.commandTimeoutMs = options.commandTimeoutMs ?? POSTGRES_STORE_DEFAULTS.commandTimeoutMs;
+    this.sweepIntervalMs = options.sweepIntervalMs ?? POSTGRES_STORE_DEFAULTS.sweepIntervalMs;
+    this.sweepBatchSize = options.sweepBatchSize ?? POSTGRES_STORE_DEFAULTS.sweepBatchSize;
+    const limits = POSTGRES_STORE_LIMITS;
+    assertIntegerIn(
+      'commandTimeoutMs',
+      this.commandTimeoutMs,
+      limits.commandTimeoutMs.min,
+      limits.commandTimeoutMs.max,
+    );
+    assertIntegerIn(
+      'sweepIntervalMs',
+      this.sweepIntervalMs,
+      limits.sweepIntervalMs.min,
+      limits.sweepIntervalMs.max,
+    );
+    assertIntegerIn(
+      'sweepBatchSize',
+      this.sweepBatchSize,
+      limits.sweepBatchSize.min,
+      limits.sweepBatchSize.max,
+    );
     this.names = schemaNames(this.table);
     this.statements = statementsFor(this.names);
     this.notifications = new Notifications(pool, this.names.channel);

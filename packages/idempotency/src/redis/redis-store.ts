@@ -20,7 +20,7 @@ import {
   isNoScript,
   type DurabilityOptions,
 } from './durability.js';
-import { claimResultOf, flagOf } from './replies.js';
+import { claimResultOf, flagOf } from '../store-replies.js';
 import { batchWritesThisTick } from './write-batching.js';
 import { scripts, type LuaScript } from './scripts.js';
 import { RecordSubscriptions } from './subscriptions.js';

@@ -3,7 +3,8 @@ import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 
-// The core entry (`.`) knows no driver and no framework: only `./redis` may import ioredis, only `./nest` NestJS.
+// The core entry (`.`) knows no driver and no framework: only `./redis` may import ioredis, only `./postgres` pg
+// (and Kysely), only `./nest` NestJS.
 const src = fileURLToPath(new URL('../../src/', import.meta.url));
 
 function files(dir: string): string[] {
@@ -19,17 +20,23 @@ function files(dir: string): string[] {
 const imports = (file: string) =>
   [...readFileSync(file, 'utf8').matchAll(/^(?:import|export)[^'"]*from '([^']+)'/gm)].map((m) => m[1]!);
 
+const subpaths = ['redis', 'postgres', 'nest'];
+
 describe('package boundaries', () => {
   it.each(files(src).map((f) => relative(src, f)))('%s imports only what its subpath may', (file) => {
     const found = imports(join(src, file));
     const subpath = file.split('/')[0];
     if (subpath !== 'redis') expect(found.filter((i) => i === 'ioredis')).toEqual([]);
     if (subpath !== 'nest') expect(found.filter((i) => i.startsWith('@nestjs/'))).toEqual([]);
+    if (subpath !== 'postgres') expect(found.filter((i) => i === 'pg' || i === 'kysely')).toEqual([]);
     // The core never reaches into a subpath; subpaths build on the core, not on each other.
-    if (subpath !== 'redis' && subpath !== 'nest') {
-      expect(found.filter((i) => /^\.\/(redis|nest)\//.test(i))).toEqual([]);
+    if (!subpaths.includes(subpath!)) {
+      expect(found.filter((i) => /^\.\/(redis|postgres|nest)\//.test(i))).toEqual([]);
     }
-    if (subpath === 'redis') expect(found.filter((i) => i.includes('/nest/'))).toEqual([]);
-    if (subpath === 'nest') expect(found.filter((i) => i.includes('/redis/'))).toEqual([]);
+    if (subpaths.includes(subpath!)) {
+      for (const other of subpaths.filter((s) => s !== subpath)) {
+        expect(found.filter((i) => i.includes(`/${other}/`))).toEqual([]);
+      }
+    }
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { claimResultOf, flagOf } from '../../src/redis/replies.js';
+import { claimResultOf, flagOf } from '../../src/store-replies.js';
 
 describe('script replies', () => {
   it.each([

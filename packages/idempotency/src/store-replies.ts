@@ -1,6 +1,9 @@
-import { ClaimStatus, RecordState, type ClaimResult } from '../store.js';
+import { ClaimStatus, RecordState, type ClaimResult } from './store.js';
 
-/** Numeric result codes of claim-1.lua. */
+/**
+ * Numeric result codes of a store's claim: the Redis store's claim-1.lua and the Postgres store's `<table>__claim`
+ * function answer the same codes, so both map to a {@link ClaimResult} here.
+ */
 export const ClaimReplyCode = {
   Acquired: 1,
   Completed: 2,
@@ -18,7 +21,7 @@ export class UnexpectedReplyError extends Error {
   }
 }
 
-/** The one place where claim-1.lua's codes become a {@link ClaimResult}. */
+/** The one place where a claim's codes (Lua script or SQL function) become a {@link ClaimResult}. */
 export function claimResultOf(reply: unknown): ClaimResult {
   if (!Array.isArray(reply)) throw new UnexpectedReplyError(reply);
   const [code, a, b] = reply as [unknown, unknown, unknown];
@@ -44,7 +47,7 @@ export function claimResultOf(reply: unknown): ClaimResult {
   }
 }
 
-/** complete/renew/release/store-if-absent answer 1 (done) or 0 (not the owner / already there). */
+/** complete/renew/release/store-if-absent (scripts and SQL functions) answer 1 (done) or 0 (not the owner / already there). */
 export function flagOf(reply: unknown): boolean {
   if (reply === 1) return true;
   if (reply === 0) return false;
