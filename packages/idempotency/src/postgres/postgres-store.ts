@@ -225,7 +225,9 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
       const { rows } = await client.query({
         name: statement.name,
         text: statement.text,
-        values: change === 'sweep' ? args : [...args, remaining],
+        // The server's lock_timeout ends a little earlier than our timer, so a lock wait is answered by PostgreSQL
+        // (the connection stays usable) rather than cut off here.
+        values: change === 'sweep' ? args : [...args, Math.max(1, Math.floor(remaining * 0.9))],
         // node-postgres' own read timeout; it rejects the query, and release(error) below destroys the connection.
         query_timeout: remaining,
       } as QueryConfig);
