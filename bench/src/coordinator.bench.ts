@@ -26,7 +26,7 @@ import {
   type LoadResult,
   type RedisLimit,
 } from './support/load.js';
-import { round, summarise, type LatencySummary } from './support/stats.js';
+import { measureInterleaved, round, summarise, type LatencySummary } from './support/stats.js';
 import { measureThroughput, redisCpuReader } from './support/throughput.js';
 
 const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 5_000);
@@ -60,21 +60,6 @@ const fingerprint = fingerprintOf({
   amount: charge.amount,
   currency: charge.currency,
 });
-
-async function measureInterleaved(
-  n: number,
-  fns: readonly ((i: number) => Promise<unknown>)[],
-): Promise<LatencySummary[]> {
-  const durations = fns.map((): bigint[] => []);
-  for (let i = 0; i < n; i++) {
-    for (const [j, fn] of fns.entries()) {
-      const started = process.hrtime.bigint();
-      await fn(i);
-      durations[j]!.push(process.hrtime.bigint() - started);
-    }
-  }
-  return durations.map((d) => summarise(d));
-}
 
 async function main(): Promise<void> {
   const redis = await startPrivateRedisServer();

@@ -34,3 +34,22 @@ export function round(value: number, digits: number): number {
   const factor = 10 ** digits;
   return Math.round(value * factor) / factor;
 }
+
+/**
+ * Times each of `fns` `n` times, interleaved (one of each, then again), so all see the same machine load and their
+ * ratios compare like with like even when other processes come and go.
+ */
+export async function measureInterleaved(
+  n: number,
+  fns: readonly ((i: number) => Promise<unknown>)[],
+): Promise<LatencySummary[]> {
+  const durations = fns.map((): bigint[] => []);
+  for (let i = 0; i < n; i++) {
+    for (const [j, fn] of fns.entries()) {
+      const started = process.hrtime.bigint();
+      await fn(i);
+      durations[j]!.push(process.hrtime.bigint() - started);
+    }
+  }
+  return durations.map((d) => summarise(d));
+}

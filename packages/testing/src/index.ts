@@ -12,6 +12,7 @@ export {
   startPrivatePostgres,
   type PostgresControl,
   type PostgresHandle,
+  type PrivatePostgresOptions,
   type StartPostgresOptions,
 } from './postgres-server.js';
 export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';

@@ -72,7 +72,7 @@ export async function startPostgres(options: StartPostgresOptions = {}): Promise
     }
   }
   const binaries = await postgresBinaries();
-  if (binaries) return startPrivatePostgres(binaries);
+  if (binaries) return startPrivatePostgres({ bin: binaries });
   if (await dockerAnswers()) return startContainer();
   throw new Error(
     'startPostgres: no DATABASE_URL, no Docker engine, and no initdb/postgres binaries (PATH or /usr/lib/postgresql/*/bin)',
@@ -161,9 +161,21 @@ async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
   }
 }
 
-/** initdb in a temporary directory, then the server on a free port of 127.0.0.1; trust auth, fsync off. */
-export async function startPrivatePostgres(bin?: string): Promise<PostgresHandle> {
-  const binDir = bin ?? (await postgresBinaries());
+/** Options for {@link startPrivatePostgres}. */
+export interface PrivatePostgresOptions {
+  /** Directory of `initdb` and `postgres`. @default what {@link postgresBinaries} finds */
+  bin?: string;
+  /**
+   * `fsync` on, as a production server runs (each commit waits for the disk). Off by default: tests only kill
+   * processes, never the kernel, so committed data survives without it.
+   * @default false
+   */
+  durable?: boolean;
+}
+
+/** initdb in a temporary directory, then the server on a free port of 127.0.0.1; trust auth. */
+export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PostgresHandle> {
+  const binDir = options.bin ?? (await postgresBinaries());
   if (!binDir) throw new Error('startPrivatePostgres: no initdb found (PATH or /usr/lib/postgresql/*/bin)');
   const user = await serverUser();
   const dir = await mkdtemp(join(tmpdir(), 'retry-safe-pg-'));
@@ -181,7 +193,14 @@ export async function startPrivatePostgres(bin?: string): Promise<PostgresHandle
   const port = await freePort();
   const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1'];
   // Durability against a process crash needs no fsync (the kernel keeps the pages); tests never crash the kernel.
-  args.push('-c', 'fsync=off', '-c', 'max_connections=300', '-c', 'log_min_messages=fatal');
+  args.push(
+    '-c',
+    `fsync=${options.durable ? 'on' : 'off'}`,
+    '-c',
+    'max_connections=300',
+    '-c',
+    'log_min_messages=fatal',
+  );
   let child: ChildProcess | undefined;
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
 

@@ -1,0 +1,228 @@
+/**
+ * `pnpm bench` (second part): the Postgres store against the statements it adds to, on a private PostgreSQL, in one
+ * run. Standalone first execution and replay against a `SELECT 1` round trip on the same pool; transactional first
+ * execution (claim + one business INSERT + complete, one transaction) against the same business transaction without
+ * the record; transactional replay against a bare primary-key SELECT in the same open transaction. Also statements
+ * (round trips) per call, bytes per stored record, and the LISTEN/NOTIFY wake-up. Writes bench/results/postgres.json.
+ *
+ * Environment (optional): BENCH_SAMPLES (default 3000).
+ */
+import { mkdir, writeFile } from 'node:fs/promises';
+import { cpus, loadavg } from 'node:os';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { IdempotencyCoordinator } from '@retry-safe/idempotency';
+import { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
+import { inTransaction, order, startPostgresBench, type PostgresBench } from './support/postgres-fixture.js';
+import { measureInterleaved, round, summarise, type LatencySummary } from './support/stats.js';
+
+const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 3_000);
+const WAKE_SAMPLES = Math.min(300, SAMPLES);
+
+/** Statements one call sends, by name (`claim`, `complete`, or the SQL itself). */
+async function statementsOf(bench: PostgresBench, call: () => Promise<unknown>): Promise<string[]> {
+  bench.statements.length = 0;
+  await call();
+  return bench.statements.map((s) => /__(\w+)"\(/.exec(s)?.[1] ?? s.split(/\s/)[0]!);
+}
+
+async function main(): Promise<void> {
+  const bench = await startPostgresBench();
+  const { pool, coordinator } = bench;
+  const standaloneAction = async () => ({ ...order, id: '1' });
+  const txFirst = (key: string) =>
+    inTransaction(pool, (client) =>
+      coordinator.coordinateInTransaction(client, bench.request(key), ({ transaction }) =>
+        bench.insertOrder(transaction, key),
+      ),
+    );
+  try {
+    for (let i = 0; i < 1_000; i++) {
+      await pool.query('SELECT 1');
+      await coordinator.coordinate(bench.request(`warm-${i}`), standaloneAction);
+      await coordinator.coordinate(bench.request(`warm-${i}`), standaloneAction);
+      await txFirst(`warm-tx-${i}`);
+      await inTransaction(pool, (client) => bench.insertOrder(client, `warm-b-${i}`));
+    }
+
+    const pk = {
+      name: 'bench-pk',
+      text: 'SELECT * FROM idempotency_records WHERE operation = $1 AND key = $2',
+    };
+    const [select1, pkPool, first, replay, business, transactional] = (await measureInterleaved(SAMPLES, [
+      () => pool.query('SELECT 1'),
+      (i) => pool.query({ ...pk, values: ['orders.place.t1', `warm-${i % 1_000}`] }),
+      (i) => coordinator.coordinate(bench.request(`first-${i}`), standaloneAction),
+      (i) => coordinator.coordinate(bench.request(`first-${i}`), standaloneAction),
+      (i) => inTransaction(pool, (client) => bench.insertOrder(client, `business-${i}`)),
+      (i) => txFirst(`tx-${i}`),
+    ])) as [LatencySummary, LatencySummary, LatencySummary, LatencySummary, LatencySummary, LatencySummary];
+
+    // A replay costs the caller one statement in the transaction it has open anyway: compare with one PK SELECT there.
+    const client = await pool.connect();
+    await client.query('BEGIN');
+    const [pkSelect, txReplay] = (await measureInterleaved(SAMPLES, [
+      (i) => client.query('SELECT * FROM orders WHERE id = $1', [i + 1]),
+      (i) =>
+        coordinator.coordinateInTransaction(client, bench.request(`tx-${i}`), () => {
+          throw new Error('a replay must not run the action');
+        }),
+    ])) as [LatencySummary, LatencySummary];
+    await client.query('COMMIT');
+    client.release();
+
+    const roundTrips = {
+      standaloneFirst: await statementsOf(bench, () =>
+        coordinator.coordinate(bench.request('rt-1'), standaloneAction),
+      ),
+      standaloneReplay: await statementsOf(bench, () =>
+        coordinator.coordinate(bench.request('rt-1'), standaloneAction),
+      ),
+      transactionalFirst: await statementsOf(bench, () => txFirst('rt-tx-1')),
+      transactionalReplay: await statementsOf(bench, () => txFirst('rt-tx-1')),
+    };
+    const wake = await measureWakeUp(bench, standaloneAction);
+    const storage = await storedBytes(bench);
+
+    const results = {
+      machine: { cpus: cpus().length, loadavg: loadavg().map((l) => round(l, 2)), node: process.version },
+      postgres: (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version,
+      samples: SAMPLES,
+      durable: process.env['BENCH_DURABLE'] === '1',
+      select1Ms: select1,
+      pkSelectOnPoolMs: pkPool,
+      standaloneFirstMs: first,
+      standaloneReplayMs: replay,
+      businessTransactionMs: business,
+      transactionalFirstMs: transactional,
+      pkSelectInTransactionMs: pkSelect,
+      transactionalReplayMs: txReplay,
+      standaloneFirstToSelect1: round(first.p50 / select1.p50, 2),
+      standaloneReplayToSelect1: round(replay.p50 / select1.p50, 2),
+      pkSelectToSelect1: round(pkPool.p50 / select1.p50, 2),
+      transactionalFirstToBusiness: round(transactional.p50 / business.p50, 2),
+      transactionalReplayToPkSelect: round(txReplay.p50 / pkSelect.p50, 2),
+      roundTrips,
+      wakeUpMs: wake,
+      storage,
+      goals: {
+        standaloneFirstToSelect1AtMost: 2.5,
+        standaloneReplayToSelect1AtMost: 1.25,
+        transactionalFirstToBusinessAtMost: 1.35,
+        transactionalReplayToPkSelectAtMost: 1.25,
+      },
+    };
+
+    const row = (name: string, s: LatencySummary, ratio?: string) =>
+      `${name.padEnd(34)} p50 ${s.p50.toFixed(3).padStart(7)} ms   p99 ${s.p99.toFixed(3).padStart(7)} ms${ratio ? `   ${ratio}` : ''}`;
+    console.log(
+      `\nretry-safe Postgres store benchmark (${SAMPLES} samples each, PostgreSQL ${results.postgres}, fsync ${results.durable ? 'on' : 'off'}, Node ${process.version}, load ${results.machine.loadavg.join(' ')})\n`,
+    );
+    console.log(row('SELECT 1 on the pool', select1));
+    console.log(
+      row(
+        'PK SELECT on the pool (replay floor)',
+        pkPool,
+        `${results.pkSelectToSelect1.toFixed(2)}x SELECT 1`,
+      ),
+    );
+    console.log(
+      row(
+        'standalone first execution',
+        first,
+        `${results.standaloneFirstToSelect1.toFixed(2)}x SELECT 1   (goal <= 2.5x)`,
+      ),
+    );
+    console.log(
+      row(
+        'standalone replay',
+        replay,
+        `${results.standaloneReplayToSelect1.toFixed(2)}x SELECT 1   (goal <= 1.25x)`,
+      ),
+    );
+    console.log(row('business transaction (BEGIN/INSERT/COMMIT)', business));
+    console.log(
+      row(
+        'transactional first execution',
+        transactional,
+        `${results.transactionalFirstToBusiness.toFixed(2)}x business   (goal <= 1.35x)`,
+      ),
+    );
+    console.log(row('PK SELECT in an open transaction', pkSelect));
+    console.log(
+      row(
+        'transactional replay',
+        txReplay,
+        `${results.transactionalReplayToPkSelect.toFixed(2)}x PK SELECT   (goal <= 1.25x)`,
+      ),
+    );
+    console.log(row('wait-mode wake-up (LISTEN/NOTIFY)', wake));
+    for (const [name, statements] of Object.entries(roundTrips)) {
+      console.log(`${`round trips, ${name}`.padEnd(34)} ${statements.length}: ${statements.join(', ')}`);
+    }
+    console.log(
+      `${'bytes per stored record'.padEnd(34)} ${storage.rowBytes} row (pg_column_size) + ${storage.indexBytesPerRow} in indexes; ${storage.totalBytesPerRow} with free space (pg_total_relation_size / ${storage.rows} rows)`,
+    );
+
+    await mkdir(new URL('../results/', import.meta.url), { recursive: true });
+    await writeFile(
+      new URL('../results/postgres.json', import.meta.url),
+      `${JSON.stringify(results, null, 2)}\n`,
+    );
+    console.log('\nwritten to bench/results/postgres.json');
+  } finally {
+    await bench.close();
+  }
+}
+
+/** From the owner's completion returning to the waiter's result; the waiter is another store (another process). */
+async function measureWakeUp(bench: PostgresBench, action: () => Promise<unknown>): Promise<LatencySummary> {
+  const waiterStore = new PostgresIdempotencyStore(bench.pool, {
+    table: 'idempotency_records',
+    sweepIntervalMs: 0,
+  });
+  const waiter = new IdempotencyCoordinator(waiterStore, { inFlight: 'wait', leaseMs: 30_000 });
+  const wakeNs: bigint[] = [];
+  for (let i = 0; i < WAKE_SAMPLES; i++) {
+    let release: () => void = () => {};
+    const gate = new Promise<void>((r) => (release = r));
+    let started: () => void = () => {};
+    const running = new Promise<void>((r) => (started = r));
+    let ownerDone = 0n;
+    const owner = bench.coordinator
+      .coordinate(bench.request(`wake-${i}`), async () => {
+        started();
+        await gate;
+        return { ...order, id: String(i) };
+      })
+      .then(() => (ownerDone = process.hrtime.bigint()));
+    await running;
+    const waiting = waiter
+      .coordinate(bench.request(`wake-${i}`), action as never)
+      .then(() => process.hrtime.bigint());
+    await sleep(5); // let the waiter LISTEN and settle into its sleep
+    release();
+    const [, waiterDone] = await Promise.all([owner, waiting]);
+    wakeNs.push(waiterDone > ownerDone ? waiterDone - ownerDone : 0n);
+  }
+  await waiterStore.close();
+  return summarise(wakeNs);
+}
+
+async function storedBytes(bench: PostgresBench) {
+  await bench.pool.query('VACUUM ANALYZE idempotency_records');
+  const { rows } = await bench.pool.query<{ rows: string; row: string; indexes: string; total: string }>(
+    `SELECT count(*) AS rows, avg(pg_column_size(t.*)) AS row,
+            pg_indexes_size('idempotency_records') AS indexes, pg_total_relation_size('idempotency_records') AS total
+       FROM idempotency_records t`,
+  );
+  const r = rows[0]!;
+  const count = Number(r.rows);
+  return {
+    rows: count,
+    rowBytes: Math.round(Number(r.row)),
+    indexBytesPerRow: Math.round(Number(r.indexes) / count),
+    totalBytesPerRow: Math.round(Number(r.total) / count),
+  };
+}
+
+await main();
