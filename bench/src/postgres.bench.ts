@@ -3,9 +3,10 @@
  * run. Standalone first execution and replay against a `SELECT 1` round trip on the same pool; transactional first
  * execution (claim + one business INSERT + complete, one transaction) against the same business transaction without
  * the record; transactional replay against a bare primary-key SELECT in the same open transaction. Also statements
- * (round trips) per call, bytes per stored record, and the LISTEN/NOTIFY wake-up. Writes bench/results/postgres.json.
+ * (round trips) per call, bytes per stored record, and the LISTEN/NOTIFY wake-up. Writes bench/results/postgres.json
+ * (or postgres-durable.json with BENCH_DURABLE=1: fsync on, each commit waits for the disk).
  *
- * Environment (optional): BENCH_SAMPLES (default 3000).
+ * Environment (optional): BENCH_SAMPLES (default 3000), BENCH_DURABLE (default off).
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
