@@ -1,5 +1,5 @@
 import type { Pool, QueryConfig } from 'pg';
-import { InvalidIdempotencyOptionsError, type IdempotencyError } from '../errors.js';
+import type { IdempotencyError } from '../errors.js';
 import { claimResultOf, flagOf } from '../store-replies.js';
 import {
   ClaimStatus,
