@@ -1,29 +1,30 @@
 import type { Pool, QueryConfig } from 'pg';
 import type { IdempotencyError } from '../errors.js';
-import { claimResultOf, flagOf } from '../store-replies.js';
-import {
-  ClaimStatus,
-  type ClaimRequest,
-  type ClaimResult,
-  type CompleteRequest,
-  type IdempotencyStore,
-  type RecordId,
-  type ReleaseRequest,
-  type RenewRequest,
-  type StoreIfAbsentRequest,
+import type {
+  ClaimRequest,
+  ClaimResult,
+  CompleteRequest,
+  IdempotencyStore,
+  RecordId,
+  ReleaseRequest,
+  RenewRequest,
+  StoreIfAbsentRequest,
 } from '../store.js';
 import type { SqlTransaction, TransactionalIdempotencyStore } from '../transactional.js';
 import { assertIntegerIn } from '../validation.js';
 import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from './defaults.js';
 import { Notifications } from './notifications.js';
-import {
-  PG_RECORD_FORMAT_VERSION,
-  schemaNames,
-  schemaSql,
-  type SchemaNames,
-  type StateChange,
-} from './schema.js';
+import { schemaNames, schemaSql, type SchemaNames, type StateChange } from './schema.js';
 import { storeErrorOf, transactionConflictOf } from './sql-errors.js';
+import {
+  claimOn,
+  completeOn,
+  releaseOn,
+  renewOn,
+  statementsFor,
+  storeIfAbsentOn,
+  type Runner,
+} from './state-changes.js';
 
 /** Options of {@link PostgresIdempotencyStore}; every default is listed here once. */
 export interface PostgresIdempotencyStoreOptions {
@@ -53,19 +54,6 @@ export interface PostgresIdempotencyStoreOptions {
 }
 
 const MAX_SWEEP_BATCHES_PER_ROUND = 10;
-
-/** Positional arguments of each state-change function (after them comes lock_timeout_ms). */
-const ARITY: Record<StateChange, number> = {
-  claim: 7,
-  complete: 5,
-  renew: 4,
-  release: 3,
-  store_if_absent: 6,
-  sweep: 1,
-};
-
-/** Runs one state-change function and returns its single reply column(s). */
-type Runner = (change: StateChange, id: RecordId, args: unknown[]) => Promise<Record<string, unknown>>;
 
 /**
  * {@link IdempotencyStore} on PostgreSQL (node-postgres). Standalone, it keeps the Redis store's contract exactly:
@@ -286,54 +274,4 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
       // The next round tries again; expired rows count as absent meanwhile.
     }
   }
-}
-
-function statementsFor(names: SchemaNames): Record<StateChange, { name: string; text: string }> {
-  const entries = (Object.keys(ARITY) as StateChange[]).map((change) => {
-    const count = ARITY[change] + (change === 'sweep' ? 0 : 1);
-    const params = Array.from({ length: count }, (_, i) => `$${i + 1}`).join(', ');
-    // Named, so each pooled connection parses it once.
-    const call = `${names.fn(change)}(${params})`;
-    const text = change === 'claim' ? `SELECT code, a, b FROM ${call}` : `SELECT ${call} AS reply`;
-    return [change, { name: `idem:${names.bareTable}:${change}`, text }];
-  });
-  return Object.fromEntries(entries) as Record<StateChange, { name: string; text: string }>;
-}
-
-// The state changes, written once for both runners (standalone pool and caller's transaction).
-
-async function claimOn(run: Runner, r: ClaimRequest): Promise<ClaimResult> {
-  const row = await run('claim', r, [
-    r.operation,
-    r.key,
-    r.owner,
-    r.fingerprint,
-    r.leaseMs,
-    r.retainMs,
-    PG_RECORD_FORMAT_VERSION,
-  ]);
-  const result = claimResultOf([row['code'], row['a'], row['b']]);
-  if (result.status === ClaimStatus.Acquired || result.status === ClaimStatus.Completed) {
-    if (!Number.isSafeInteger(result.fencingToken)) {
-      return { status: ClaimStatus.Corrupt, reason: `fencing token out of range: ${String(row['a'])}` };
-    }
-  }
-  return result;
-}
-
-async function completeOn(run: Runner, r: CompleteRequest): Promise<boolean> {
-  return flagOf((await run('complete', r, [r.operation, r.key, r.owner, r.payload, r.ttlMs]))['reply']);
-}
-
-async function renewOn(run: Runner, r: RenewRequest): Promise<boolean> {
-  return flagOf((await run('renew', r, [r.operation, r.key, r.owner, r.leaseMs]))['reply']);
-}
-
-async function releaseOn(run: Runner, r: ReleaseRequest): Promise<boolean> {
-  return flagOf((await run('release', r, [r.operation, r.key, r.owner]))['reply']);
-}
-
-async function storeIfAbsentOn(run: Runner, r: StoreIfAbsentRequest): Promise<boolean> {
-  const args = [r.operation, r.key, r.fingerprint, r.payload, r.ttlMs, PG_RECORD_FORMAT_VERSION];
-  return flagOf((await run('store_if_absent', r, args))['reply']);
 }

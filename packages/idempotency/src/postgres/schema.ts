@@ -66,6 +66,17 @@ export function schemaSql(n: SchemaNames): string {
   // The CAS on every column a concurrent writer changes: the takeover below only succeeds on the version it read.
   const sameVersion = `t.fencing_token = v.fencing_token AND t.state = v.state
         AND t.lease_until IS NOT DISTINCT FROM v.lease_until AND t.expires_at = v.expires_at`;
+  // The owner-checked transitions (complete, renew, release) act on the caller's own live pending row only.
+  const ownedPending = `t.operation = p_operation AND t.key = p_key AND t.owner = p_owner AND t.state = 'p'
+      AND t.expires_at > clock_timestamp()`;
+  const notifyIfFound = `IF FOUND THEN
+    PERFORM pg_notify('${n.channel}', p_operation || ':' || p_key);
+    RETURN 1;
+  END IF;`;
+  // Run twice by the same owner (a retried call whose first answer was lost), a transition answers "done" again.
+  const alreadyMovedBy = (state: string) => `RETURN (EXISTS (SELECT 1 FROM ${n.table} t
+    WHERE t.operation = p_operation AND t.key = p_key AND t.owner = p_owner AND t.state = ${state}
+      AND t.expires_at > clock_timestamp()))::int;`;
   const lockTimeout = `IF lock_timeout_ms IS NOT NULL THEN
       PERFORM set_config('lock_timeout', lock_timeout_ms || 'ms', true);
     END IF;`;
@@ -159,14 +170,9 @@ BEGIN
   ${lockTimeout}
   UPDATE ${n.table} t SET state = 'c', payload = p_payload, lease_until = NULL,
       expires_at = clock_timestamp() + p_ttl_ms * interval '1 ms'
-    WHERE t.operation = p_operation AND t.key = p_key AND t.owner = p_owner AND t.state = 'p'
-      AND t.expires_at > clock_timestamp();
-  IF FOUND THEN
-    PERFORM pg_notify('${n.channel}', p_operation || ':' || p_key);
-    RETURN 1;
-  END IF;
-  RETURN (EXISTS (SELECT 1 FROM ${n.table} t WHERE t.operation = p_operation AND t.key = p_key
-    AND t.owner = p_owner AND t.state = 'c' AND t.payload = p_payload AND t.expires_at > clock_timestamp()))::int;
+    WHERE ${ownedPending};
+  ${notifyIfFound}
+  ${alreadyMovedBy("'c' AND t.payload = p_payload")}
 END
 $fn$;
 
@@ -179,8 +185,7 @@ BEGIN
   ${lockTimeout}
   UPDATE ${n.table} t SET lease_until = clock_timestamp() + p_lease_ms * interval '1 ms',
       expires_at = greatest(t.expires_at, clock_timestamp() + p_lease_ms * interval '1 ms')
-    WHERE t.operation = p_operation AND t.key = p_key AND t.owner = p_owner AND t.state = 'p'
-      AND t.expires_at > clock_timestamp();
+    WHERE ${ownedPending};
   RETURN FOUND::int;
 END
 $fn$;
@@ -193,14 +198,9 @@ RETURNS int LANGUAGE plpgsql AS $fn$
 BEGIN
   ${lockTimeout}
   UPDATE ${n.table} t SET state = 'r', lease_until = NULL, payload = NULL
-    WHERE t.operation = p_operation AND t.key = p_key AND t.owner = p_owner AND t.state = 'p'
-      AND t.expires_at > clock_timestamp();
-  IF FOUND THEN
-    PERFORM pg_notify('${n.channel}', p_operation || ':' || p_key);
-    RETURN 1;
-  END IF;
-  RETURN (EXISTS (SELECT 1 FROM ${n.table} t WHERE t.operation = p_operation AND t.key = p_key
-    AND t.owner = p_owner AND t.state = 'r' AND t.expires_at > clock_timestamp()))::int;
+    WHERE ${ownedPending};
+  ${notifyIfFound}
+  ${alreadyMovedBy("'r'")}
 END
 $fn$;
 
@@ -218,10 +218,7 @@ BEGIN
     ON CONFLICT (operation, key) DO UPDATE SET state = 'c', owner = NULL, fingerprint = excluded.fingerprint,
       lease_until = NULL, expires_at = excluded.expires_at, version = excluded.version, payload = excluded.payload
       WHERE t.expires_at <= clock_timestamp();
-  IF FOUND THEN
-    PERFORM pg_notify('${n.channel}', p_operation || ':' || p_key);
-    RETURN 1;
-  END IF;
+  ${notifyIfFound}
   RETURN 0;
 END
 $fn$;

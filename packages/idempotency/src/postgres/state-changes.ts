@@ -1,0 +1,76 @@
+import type {
+  ClaimRequest,
+  ClaimResult,
+  CompleteRequest,
+  RecordId,
+  ReleaseRequest,
+  RenewRequest,
+  StoreIfAbsentRequest,
+} from '../store.js';
+import { ClaimStatus } from '../store.js';
+import { claimResultOf, flagOf } from '../store-replies.js';
+import { PG_RECORD_FORMAT_VERSION, type SchemaNames, type StateChange } from './schema.js';
+
+/** Positional arguments of each state-change function (after them comes lock_timeout_ms). */
+const ARITY: Record<StateChange, number> = {
+  claim: 7,
+  complete: 5,
+  renew: 4,
+  release: 3,
+  store_if_absent: 6,
+  sweep: 1,
+};
+
+/** Runs one state-change function and returns its single reply column(s). */
+export type Runner = (change: StateChange, id: RecordId, args: unknown[]) => Promise<Record<string, unknown>>;
+
+/** The SQL that calls each state-change function, named so each pooled connection parses it once. */
+export function statementsFor(names: SchemaNames): Record<StateChange, { name: string; text: string }> {
+  const entries = (Object.keys(ARITY) as StateChange[]).map((change) => {
+    const count = ARITY[change] + (change === 'sweep' ? 0 : 1);
+    const params = Array.from({ length: count }, (_, i) => `$${i + 1}`).join(', ');
+    // Named, so each pooled connection parses it once.
+    const call = `${names.fn(change)}(${params})`;
+    const text = change === 'claim' ? `SELECT code, a, b FROM ${call}` : `SELECT ${call} AS reply`;
+    return [change, { name: `idem:${names.bareTable}:${change}`, text }];
+  });
+  return Object.fromEntries(entries) as Record<StateChange, { name: string; text: string }>;
+}
+
+// The state changes, written once for both runners (standalone pool and caller's transaction).
+
+export async function claimOn(run: Runner, r: ClaimRequest): Promise<ClaimResult> {
+  const row = await run('claim', r, [
+    r.operation,
+    r.key,
+    r.owner,
+    r.fingerprint,
+    r.leaseMs,
+    r.retainMs,
+    PG_RECORD_FORMAT_VERSION,
+  ]);
+  const result = claimResultOf([row['code'], row['a'], row['b']]);
+  if (result.status === ClaimStatus.Acquired || result.status === ClaimStatus.Completed) {
+    if (!Number.isSafeInteger(result.fencingToken)) {
+      return { status: ClaimStatus.Corrupt, reason: `fencing token out of range: ${String(row['a'])}` };
+    }
+  }
+  return result;
+}
+
+export async function completeOn(run: Runner, r: CompleteRequest): Promise<boolean> {
+  return flagOf((await run('complete', r, [r.operation, r.key, r.owner, r.payload, r.ttlMs]))['reply']);
+}
+
+export async function renewOn(run: Runner, r: RenewRequest): Promise<boolean> {
+  return flagOf((await run('renew', r, [r.operation, r.key, r.owner, r.leaseMs]))['reply']);
+}
+
+export async function releaseOn(run: Runner, r: ReleaseRequest): Promise<boolean> {
+  return flagOf((await run('release', r, [r.operation, r.key, r.owner]))['reply']);
+}
+
+export async function storeIfAbsentOn(run: Runner, r: StoreIfAbsentRequest): Promise<boolean> {
+  const args = [r.operation, r.key, r.fingerprint, r.payload, r.ttlMs, PG_RECORD_FORMAT_VERSION];
+  return flagOf((await run('store_if_absent', r, args))['reply']);
+}
