@@ -12,13 +12,8 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type pg from 'pg';
-import {
-  inTransaction,
-  order,
-  startPostgresBench,
-  type Order,
-  type PostgresBench,
-} from './support/postgres-fixture.js';
+import { withTransaction } from '@retry-safe/testing';
+import { order, startPostgresBench, type Order, type PostgresBench } from './support/postgres-fixture.js';
 import { measureInterleaved, round, type LatencySummary } from './support/stats.js';
 
 const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 2_000);
@@ -77,7 +72,7 @@ function designs(bench: PostgresBench): Design[] {
     {
       name: '@retry-safe/idempotency/postgres, in the transaction (ours)',
       call: (key, action) =>
-        inTransaction(pool, (client) =>
+        withTransaction(pool, (client) =>
           coordinator.coordinateInTransaction(client, bench.request(key), ({ transaction }) =>
             action(transaction, key),
           ),
@@ -105,7 +100,7 @@ function designs(bench: PostgresBench): Design[] {
     {
       name: 'hand-rolled INSERT ON CONFLICT + SELECT, in the transaction (baseline)',
       call: (key, action) =>
-        inTransaction(pool, async (client) => {
+        withTransaction(pool, async (client) => {
           if (!(await claimHandRolled(client, key))) return replayHandRolled(client, key);
           const value = await action(client, key);
           await completeHandRolled(client, key, value);

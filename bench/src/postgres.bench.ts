@@ -13,7 +13,8 @@ import { cpus, loadavg } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { IdempotencyCoordinator } from '@retry-safe/idempotency';
 import { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
-import { inTransaction, order, startPostgresBench, type PostgresBench } from './support/postgres-fixture.js';
+import { withTransaction } from '@retry-safe/testing';
+import { order, startPostgresBench, type PostgresBench } from './support/postgres-fixture.js';
 import { measureInterleaved, round, summarise, type LatencySummary } from './support/stats.js';
 
 const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 3_000);
@@ -31,7 +32,7 @@ async function main(): Promise<void> {
   const { pool, coordinator } = bench;
   const standaloneAction = async () => ({ ...order, id: '1' });
   const txFirst = (key: string) =>
-    inTransaction(pool, (client) =>
+    withTransaction(pool, (client) =>
       coordinator.coordinateInTransaction(client, bench.request(key), ({ transaction }) =>
         bench.insertOrder(transaction, key),
       ),
@@ -42,7 +43,7 @@ async function main(): Promise<void> {
       await coordinator.coordinate(bench.request(`warm-${i}`), standaloneAction);
       await coordinator.coordinate(bench.request(`warm-${i}`), standaloneAction);
       await txFirst(`warm-tx-${i}`);
-      await inTransaction(pool, (client) => bench.insertOrder(client, `warm-b-${i}`));
+      await withTransaction(pool, (client) => bench.insertOrder(client, `warm-b-${i}`));
     }
 
     const pk = {
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
       (i) => pool.query({ ...pk, values: ['orders.place.t1', `warm-${i % 1_000}`] }),
       (i) => coordinator.coordinate(bench.request(`first-${i}`), standaloneAction),
       (i) => coordinator.coordinate(bench.request(`first-${i}`), standaloneAction),
-      (i) => inTransaction(pool, (client) => bench.insertOrder(client, `business-${i}`)),
+      (i) => withTransaction(pool, (client) => bench.insertOrder(client, `business-${i}`)),
       (i) => txFirst(`tx-${i}`),
     ])) as [LatencySummary, LatencySummary, LatencySummary, LatencySummary, LatencySummary, LatencySummary];
 
@@ -165,11 +166,9 @@ async function main(): Promise<void> {
     );
 
     await mkdir(new URL('../results/', import.meta.url), { recursive: true });
-    await writeFile(
-      new URL('../results/postgres.json', import.meta.url),
-      `${JSON.stringify(results, null, 2)}\n`,
-    );
-    console.log('\nwritten to bench/results/postgres.json');
+    const file = results.durable ? 'postgres-durable.json' : 'postgres.json';
+    await writeFile(new URL(`../results/${file}`, import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
+    console.log(`\nwritten to bench/results/${file}`);
   } finally {
     await bench.close();
   }

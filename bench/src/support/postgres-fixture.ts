@@ -5,7 +5,7 @@ import {
   type CoordinateRequest,
 } from '@retry-safe/idempotency';
 import { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
-import { startPrivatePostgres, type PostgresHandle } from '@retry-safe/testing';
+import { recordStatements, startPrivatePostgres, type PostgresHandle } from '@retry-safe/testing';
 import type pg from 'pg';
 
 /** The business row both modes write: an order of about the size of the Redis benchmarks' charge. */
@@ -43,16 +43,8 @@ export interface PostgresBench {
 /** A private PostgreSQL for a benchmark; `durable` (env BENCH_DURABLE=1) turns fsync on, as in production. */
 export async function startPostgresBench(poolSize = 8): Promise<PostgresBench> {
   const server = await startPrivatePostgres({ durable: process.env['BENCH_DURABLE'] === '1' });
-  const statements: string[] = [];
   const pool = server.pool({ max: poolSize });
-  pool.on('connect', (client) => {
-    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-    (client as { query: unknown }).query = (...args: unknown[]) => {
-      const first = args[0] as string | { text: string };
-      statements.push(typeof first === 'string' ? first : first.text);
-      return query(...args);
-    };
-  });
+  const statements = recordStatements(pool);
   const store = new PostgresIdempotencyStore(pool, { table: 'idempotency_records', sweepIntervalMs: 0 });
   await store.migrate();
   await pool.query(
@@ -87,23 +79,4 @@ export async function startPostgresBench(poolSize = 8): Promise<PostgresBench> {
       await server.close();
     },
   };
-}
-
-/** BEGIN, `body`, COMMIT on one pooled client. */
-export async function inTransaction<T>(
-  pool: pg.Pool,
-  body: (client: pg.PoolClient) => Promise<T>,
-): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query('BEGIN');
-    const result = await body(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
 }

@@ -15,6 +15,8 @@ export {
   type PrivatePostgresOptions,
   type StartPostgresOptions,
 } from './postgres-server.js';
+export { recordStatements, withTransaction } from './postgres-helpers.js';
+export type { ServerControl } from './server-control.js';
 export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process.js';
 export { startTcpProxy, type ProxyConnection, type TcpProxy, type TcpProxyTarget } from './tcp-proxy.js';

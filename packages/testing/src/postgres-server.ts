@@ -8,6 +8,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { dockerAnswers } from './docker.js';
 import { freePort, waitFor } from './free-port.js';
+import { containerControl, type ServerControl } from './server-control.js';
 
 const run = promisify(execFile);
 
@@ -30,19 +31,13 @@ export interface PostgresHandle {
   close(): Promise<void>;
 }
 
-/** Operations on a PostgreSQL the test owns. */
-export interface PostgresControl {
-  /** Fast shutdown (SIGINT: sessions are ended, committed data kept); the port stays reserved for `start`. */
-  stop(): Promise<void>;
-  /** Starts it again on the same port and data directory (after `kill`, with crash recovery). */
-  start(): Promise<void>;
-  restart(): Promise<void>;
+/**
+ * Operations on a PostgreSQL the test owns. `stop` is a fast shutdown (SIGINT: sessions are ended, committed data
+ * kept); `start` after `kill` runs crash recovery; `pause` and `resume` reach the server and every backend.
+ */
+export interface PostgresControl extends ServerControl {
   /** SIGKILL to the server and every backend: no shutdown, uncommitted transactions are lost. */
   kill(): Promise<void>;
-  /** SIGSTOP to the server and every backend: connections stay open and nothing answers. */
-  pause(): void;
-  /** SIGCONT after `pause`. */
-  resume(): void;
 }
 
 /** Options for {@link startPostgres}. */
@@ -297,25 +292,12 @@ async function startContainer(): Promise<PostgresHandle> {
   const { PostgreSqlContainer } = await import('@testcontainers/postgresql');
   const container = await new PostgreSqlContainer('postgres:17-alpine').start();
   const control: PostgresControl = {
-    stop: async () => {
-      await container.stop({ remove: false });
-    },
-    start: async () => {
-      await container.restart();
-    },
-    restart: async () => {
-      await container.restart();
-    },
+    ...containerControl(container, 'PostgreSQL'),
     kill: async () => {
       await container.exec(['sh', '-c', 'kill -9 1']);
     },
-    pause: () => {
-      throw new Error('pause is not supported for a container-backed PostgreSQL');
-    },
-    resume: () => {
-      throw new Error('resume is not supported for a container-backed PostgreSQL');
-    },
   };
+
   return handle(container.getConnectionUri(), 'testcontainers', control, async () => {
     await container.stop();
   });

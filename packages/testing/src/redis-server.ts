@@ -5,6 +5,7 @@ import { connect } from 'node:net';
 import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
 import { dockerAnswers } from './docker.js';
+import { containerControl, type ServerControl } from './server-control.js';
 import { freePort, waitFor } from './free-port.js';
 
 /** A Redis a test talks to; `control` is present when the test may stop, pause or restart it. */
@@ -23,18 +24,8 @@ export interface RedisHandle {
   close(): Promise<void>;
 }
 
-/** Operations on a Redis the test owns. */
-export interface RedisControl {
-  /** Stops the server (the port stays reserved for `start`). */
-  stop(): Promise<void>;
-  /** Starts it again on the same port; with `appendonly` the data survives. */
-  start(): Promise<void>;
-  restart(): Promise<void>;
-  /** SIGSTOP: the server keeps its sockets open and answers nothing. */
-  pause(): void;
-  /** SIGCONT after `pause`. */
-  resume(): void;
-}
+/** Operations on a Redis the test owns (`start` after `stop`: with `appendonly` the data survives). */
+export type RedisControl = ServerControl;
 
 /** Options for {@link startRedis}. */
 export interface StartRedisOptions {
@@ -181,23 +172,8 @@ async function startContainer(options: StartRedisOptions): Promise<RedisHandle> 
   const container = await new RedisContainer('redis:7-alpine').withCommand(command).start();
   const host = container.getHost();
   const port = container.getPort();
-  const control: RedisControl = {
-    stop: async () => {
-      await container.stop({ remove: false });
-    },
-    start: async () => {
-      await container.restart();
-    },
-    restart: async () => {
-      await container.restart();
-    },
-    pause: () => {
-      throw new Error('pause is not supported for a container-backed Redis');
-    },
-    resume: () => {
-      throw new Error('resume is not supported for a container-backed Redis');
-    },
-  };
+  const control: RedisControl = containerControl(container, 'Redis');
+
   return handle(`redis://${host}:${port}`, host, port, 'testcontainers', control, async () => {
     await container.stop();
   });

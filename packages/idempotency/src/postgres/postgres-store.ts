@@ -1,4 +1,5 @@
 import type { Pool, QueryConfig } from 'pg';
+import { withDeadline } from '../deadline.js';
 import type { IdempotencyError } from '../errors.js';
 import type {
   ClaimRequest,
@@ -229,24 +230,13 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
 
   /** Settles with `promise`, or fails with `IDEMPOTENCY_STORE_UNAVAILABLE` after `commandTimeoutMs`. */
   private bounded<T>(id: RecordId, promise: Promise<T>): Promise<T> {
-    return new Promise<T>((resolve, reject) => {
-      const timer = setTimeout(
-        () =>
-          reject(storeErrorOf(new Error(`PostgreSQL did not answer within ${this.commandTimeoutMs} ms`), id)),
-        this.commandTimeoutMs,
-      );
-      timer.unref();
-      promise.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          reject(storeErrorOf(error, id));
-        },
-      );
-    });
+    const timeout = () => new Error(`PostgreSQL did not answer within ${this.commandTimeoutMs} ms`);
+    return withDeadline(
+      promise,
+      this.commandTimeoutMs,
+      () => storeErrorOf(timeout(), id),
+      (error) => storeErrorOf(error, id),
+    );
   }
 
   /** Releases a possibly granted claim in the background, retrying until PostgreSQL answers or its lease ends. */

@@ -1,4 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
+import { withDeadline } from '../deadline.js';
 import { IdempotencyStoreUnavailableError, InvalidIdempotencyOptionsError } from '../errors.js';
 import {
   ClaimStatus,
@@ -272,30 +273,16 @@ export class RedisIdempotencyStore implements IdempotencyStore {
 
   /** Settles with `promise`, or fails with `IDEMPOTENCY_STORE_UNAVAILABLE` after `commandTimeoutMs`. */
   private bounded<T>(promise: Promise<T>, id: RecordId): Promise<T> {
-    // One timer and one promise per call: this wraps every store call on the hot path.
-    return new Promise<T>((resolve, reject) => {
-      const unavailable = (error: unknown): void =>
-        reject(
-          new IdempotencyStoreUnavailableError(
-            `Idempotency store unavailable: ${error instanceof Error ? error.message : String(error)}`,
-            { operation: id.operation, key: id.key, cause: error },
-          ),
-        );
-      const timer = setTimeout(
-        () => unavailable(new CommandTimeoutError(this.commandTimeoutMs)),
-        this.commandTimeoutMs,
+    const unavailable = (error: unknown) =>
+      new IdempotencyStoreUnavailableError(
+        `Idempotency store unavailable: ${error instanceof Error ? error.message : String(error)}`,
+        { operation: id.operation, key: id.key, cause: error },
       );
-      timer.unref();
-      promise.then(
-        (value) => {
-          clearTimeout(timer);
-          resolve(value);
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          unavailable(error);
-        },
-      );
-    });
+    return withDeadline(
+      promise,
+      this.commandTimeoutMs,
+      () => unavailable(new CommandTimeoutError(this.commandTimeoutMs)),
+      unavailable,
+    );
   }
 }

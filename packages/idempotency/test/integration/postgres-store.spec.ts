@@ -1,25 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { startPostgres, type PostgresHandle } from '@retry-safe/testing';
+import { recordStatements } from '@retry-safe/testing';
 import { IdempotencyErrorCode, jsonCodec } from '../../src/index.js';
 import { PostgresIdempotencyStore } from '../../src/postgres/index.js';
-import { freshTable, postgresWorld } from './postgres-support.js';
+import { freshTable, postgresWorld, suitePostgres } from './postgres-support.js';
 import { countingAction, sleep } from './support.js';
 
 // Postgres-only guarantees: concurrent migrations, fencing across expiry and sweep, bounded sweeps, server-side
 // lock timeouts, round trips per call. (The shared behaviour suite covers the contract common to every store.)
-let server: PostgresHandle;
-let pool: pg.Pool;
-
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = server.pool({ max: 20 });
-}, 30_000);
-
-afterAll(async () => {
-  await pool.end();
-  await server.close();
-});
+const suite = suitePostgres();
 
 const id = { operation: 'payment.charge.t1', key: 'k' };
 const claimOf = (owner: string, extra: { leaseMs?: number; retainMs?: number } = {}) => ({
@@ -32,7 +21,7 @@ const claimOf = (owner: string, extra: { leaseMs?: number; retainMs?: number } =
 
 it('migrate() is safe to run from many processes at once', async () => {
   const table = freshTable();
-  const stores = Array.from({ length: 8 }, () => new PostgresIdempotencyStore(pool, { table }));
+  const stores = Array.from({ length: 8 }, () => new PostgresIdempotencyStore(suite.pool, { table }));
   const results = await Promise.allSettled(stores.map((s) => s.migrate()));
   expect(results.filter((r) => r.status === 'rejected')).toEqual([]);
   await expect(stores[0]!.claim(claimOf('o1'))).resolves.toMatchObject({ status: 'acquired' });
@@ -42,7 +31,7 @@ it('migrate() is safe to run from many processes at once', async () => {
 
 describe('fencing tokens strictly increase for the life of a key', () => {
   it('across an expired row that is taken over', async () => {
-    const { store } = await postgresWorld(pool);
+    const { store } = await postgresWorld(suite.pool);
     const first = await store.claim(claimOf('o1', { leaseMs: 100, retainMs: 1_000 }));
     await sleep(1_100);
     const second = await store.claim(claimOf('o2'));
@@ -51,7 +40,7 @@ describe('fencing tokens strictly increase for the life of a key', () => {
   });
 
   it('across a row that expired and was swept (the sweep raises the floor past every token it deletes)', async () => {
-    const { store, table } = await postgresWorld(pool);
+    const { store, table } = await postgresWorld(suite.pool);
     const tokens: number[] = [];
     for (let round = 0; round < 3; round++) {
       const claim = await store.claim(claimOf(`o${round}`, { leaseMs: 100, retainMs: 1_000 }));
@@ -60,31 +49,31 @@ describe('fencing tokens strictly increase for the life of a key', () => {
       await store.complete({ ...id, owner: `o${round}`, payload: '{}', ttlMs: 1_000 });
       await sleep(1_050);
       expect(await store.sweepExpired()).toBe(1);
-      expect((await pool.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n).toBe(0);
+      expect((await suite.pool.query(`SELECT count(*)::int AS n FROM ${table}`)).rows[0].n).toBe(0);
     }
     expect(tokens).toEqual([1, 2, 3]);
   });
 });
 
 it('sweeps expired rows in bounded batches and never touches live ones', async () => {
-  const { store, table } = await postgresWorld(pool, { sweepBatchSize: 10 });
-  await pool.query(
+  const { store, table } = await postgresWorld(suite.pool, { sweepBatchSize: 10 });
+  await suite.pool.query(
     `INSERT INTO ${table} SELECT 'op', 'expired-' || i, 'c', 1, NULL, 'fp', NULL, clock_timestamp() - interval '1 s', 1, '{}'
        FROM generate_series(1, 25) i`,
   );
-  await pool.query(
+  await suite.pool.query(
     `INSERT INTO ${table} SELECT 'op', 'live-' || i, 'c', 1, NULL, 'fp', NULL, clock_timestamp() + interval '1 h', 1, '{}'
        FROM generate_series(1, 5) i`,
   );
   const swept = [await store.sweepExpired(), await store.sweepExpired(), await store.sweepExpired()];
   expect(swept).toEqual([10, 10, 5]);
   expect(await store.sweepExpired()).toBe(0);
-  const { rows } = await pool.query(`SELECT key FROM ${table} ORDER BY key`);
+  const { rows } = await suite.pool.query(`SELECT key FROM ${table} ORDER BY key`);
   expect(rows.map((r) => r.key)).toEqual(['live-1', 'live-2', 'live-3', 'live-4', 'live-5']);
 });
 
 it('an expired row counts as absent even before it is swept', async () => {
-  const w = await postgresWorld(pool, { sweepIntervalMs: 0 });
+  const w = await postgresWorld(suite.pool, { sweepIntervalMs: 0 });
   const coordinator = w.coordinator({ inFlight: 'raise' });
   const action = countingAction();
   await coordinator.coordinate(w.request('k-exp', { ttlMs: 1_000 }), action.run);
@@ -99,9 +88,9 @@ it('an expired row counts as absent even before it is swept', async () => {
 });
 
 it('a claim blocked by a row lock is ended by the server (lock_timeout), not only by a local timer', async () => {
-  const w = await postgresWorld(pool, { commandTimeoutMs: 300 });
+  const w = await postgresWorld(suite.pool, { commandTimeoutMs: 300 });
   // Another session holds the record's row lock in an open transaction (e.g. a transactional owner).
-  const holder = await pool.connect();
+  const holder = await suite.pool.connect();
   await holder.query('BEGIN');
   await holder.query(
     `INSERT INTO ${w.table} VALUES ('payment.charge.t1', 'k-locked', 'r', 1, 'x', 'fp-a', NULL,
@@ -126,19 +115,10 @@ it('a claim blocked by a row lock is ended by the server (lock_timeout), not onl
 });
 
 describe('round trips per call', () => {
-  /** A pool whose clients count the statements they send (each is one round trip in the extended protocol). */
+  /** A pool whose statements are recorded (each is one round trip in the extended protocol). */
   function countingPool(): { pool: pg.Pool; statements: string[] } {
-    const statements: string[] = [];
-    const counted = server.pool({ max: 4 });
-    counted.on('connect', (client) => {
-      const query = client.query.bind(client) as (...args: unknown[]) => unknown;
-      (client as { query: unknown }).query = (...args: unknown[]) => {
-        const first = args[0] as string | { text: string };
-        statements.push(typeof first === 'string' ? first : first.text);
-        return query(...args);
-      };
-    });
-    return { pool: counted, statements };
+    const counted = suite.server.pool({ max: 4 });
+    return { pool: counted, statements: recordStatements(counted) };
   }
 
   it('standalone: first execution 2, replay 1, key reuse 1', async () => {

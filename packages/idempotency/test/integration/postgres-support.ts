@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll } from '@jest/globals';
 import type pg from 'pg';
+import { startPostgres, type PostgresHandle, type StartPostgresOptions } from '@retry-safe/testing';
 import { PostgresIdempotencyStore, type PostgresIdempotencyStoreOptions } from '../../src/postgres/index.js';
 import { storeWorld, type BehaviourBackend, type StoreWorld } from './support.js';
 
@@ -75,4 +77,18 @@ export function postgresBackend(pool: () => pg.Pool): BehaviourBackend {
       ['a result the codec cannot decode', insert({ payload: '{not json' })],
     ],
   };
+}
+
+/** A PostgreSQL and one pool for the whole suite: started in `beforeAll`, closed in `afterAll`. */
+export function suitePostgres(options: StartPostgresOptions = {}, poolSize = 20) {
+  const suite = {} as { server: PostgresHandle; pool: pg.Pool };
+  beforeAll(async () => {
+    suite.server = await startPostgres(options);
+    suite.pool = suite.server.pool({ max: poolSize });
+  }, 30_000);
+  afterAll(async () => {
+    await suite.pool.end();
+    await suite.server.close();
+  });
+  return suite;
 }

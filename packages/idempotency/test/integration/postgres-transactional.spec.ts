@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
-import { startPostgres, waitFor, type PostgresHandle } from '@retry-safe/testing';
+import { waitFor, withTransaction } from '@retry-safe/testing';
 import {
   IdempotencyCoordinator,
   IdempotencyErrorCode,
@@ -13,15 +13,14 @@ import {
   type IdempotencyEvent,
 } from '../../src/index.js';
 import { PostgresIdempotencyStore, kyselyTransaction } from '../../src/postgres/index.js';
-import { freshTable } from './postgres-support.js';
+import { freshTable, suitePostgres } from './postgres-support.js';
 
 interface Order {
   id: number;
   key: string;
 }
 
-let server: PostgresHandle;
-let pool: pg.Pool;
+const suite = suitePostgres();
 let table: string;
 let orders: string;
 let store: PostgresIdempotencyStore;
@@ -29,17 +28,10 @@ let events: IdempotencyEvent[];
 let coordinator: IdempotencyCoordinator;
 let executions: number;
 
-beforeAll(async () => {
-  server = await startPostgres();
-  pool = server.pool({ max: 20 });
-}, 30_000);
-
-afterAll(async () => {
-  await pool.end();
-  await server.close();
-});
+let pool: pg.Pool;
 
 beforeEach(async () => {
+  pool = suite.pool;
   table = freshTable();
   orders = `orders_${randomBytes(6).toString('hex')}`;
   store = new PostgresIdempotencyStore(pool, { table, sweepIntervalMs: 0 });
@@ -74,24 +66,8 @@ async function counts(key: string): Promise<{ orders: number; records: number }>
   return { orders: o.rows[0].n, records: r.rows[0].n };
 }
 
-/** BEGIN, `body`, COMMIT on a pooled client (ROLLBACK if `body` throws). */
-async function inTransaction<T>(body: (client: pg.PoolClient) => Promise<T>, isolation = ''): Promise<T> {
-  const client = await pool.connect();
-  try {
-    await client.query(`BEGIN ${isolation}`);
-    const result = await body(client);
-    await client.query('COMMIT');
-    return result;
-  } catch (error) {
-    await client.query('ROLLBACK').catch(() => undefined);
-    throw error;
-  } finally {
-    client.release();
-  }
-}
-
 const placeOnce = (key: string, fingerprint?: string) =>
-  inTransaction((client) =>
+  withTransaction(pool, (client) =>
     coordinator.coordinateInTransactionWithOutcome(client, request(key, fingerprint), ({ transaction }) =>
       placeOrder(transaction, key),
     ),
@@ -125,7 +101,7 @@ describe('transactional mode', () => {
   });
 
   it('a failed action leaves the key free even when the caller commits anyway', async () => {
-    const failed = await inTransaction((client) =>
+    const failed = await withTransaction(pool, (client) =>
       coordinator
         .coordinateInTransaction(client, request('k-fail'), async () => {
           executions += 1;
@@ -291,7 +267,7 @@ describe('a crash at every point leaves nothing or everything; the retry places 
 
   it.each(points)('backend terminated (pg_terminate_backend) %s', async (point) => {
     const key = `k-term-${point}`;
-    const owner = server.client({ application_name: `owner-${point}` });
+    const owner = suite.server.client({ application_name: `owner-${point}` });
     owner.on('error', () => undefined);
     await owner.connect();
     const pid = (await owner.query<{ pid: number }>('SELECT pg_backend_pid() AS pid')).rows[0]!.pid;
@@ -327,7 +303,7 @@ describe('a crash at every point leaves nothing or everything; the retry places 
 
   it.each(points)('owner process killed (SIGKILL) %s', async (point) => {
     const key = `k-kill-${point}`;
-    const url = new URL(server.url);
+    const url = new URL(suite.server.url);
     url.searchParams.set('application_name', `killed-${point}`);
     const child = spawn(
       process.execPath,

@@ -3,12 +3,13 @@ import type { Redis } from 'ioredis';
 import { startPrivateRedisServer, type RedisHandle } from '@retry-safe/testing';
 import { IdempotencyErrorCode } from '../../src/index.js';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
-import { countingAction, sleep, world, type World } from './support.js';
+import { describeStoreOutage, timed } from './store-outage.behaviour.js';
+import { countingAction, world, type World } from './support.js';
 
 // A private redis-server this suite stops, pauses and restarts.
 let redis: RedisHandle;
 let client: Redis;
-let w: World;
+let w: World | undefined;
 
 beforeAll(async () => {
   redis = await startPrivateRedisServer();
@@ -21,6 +22,7 @@ beforeAll(async () => {
 afterEach(async () => {
   redis.control!.resume();
   await w?.close();
+  w = undefined;
 });
 
 afterAll(async () => {
@@ -28,90 +30,18 @@ afterAll(async () => {
   await redis.close();
 });
 
-async function timed<T>(promise: Promise<T>): Promise<{ result: T | unknown; ms: number }> {
-  const started = Date.now();
-  const result = await promise.catch((e: unknown) => e);
-  return { result, ms: Date.now() - started };
-}
-
-describe.each([
-  ['stopped', () => redis.control!.stop(), () => redis.control!.start()],
-  [
-    'paused (SIGSTOP: connections stay open, nothing answers)',
-    async () => redis.control!.pause(),
-    async () => redis.control!.resume(),
-  ],
-])('Redis %s', (_, breakRedis, healRedis) => {
-  it('fail-closed rejects within the command timeout and never runs the action; after recovery the key charges once', async () => {
-    w = world(client);
-    const store = w.store;
-    (store as { commandTimeoutMs: number }).commandTimeoutMs = 300;
-    const coordinator = w.coordinator({ onStoreUnavailable: 'fail-closed', inFlight: 'raise' });
-    const action = countingAction();
-    await breakRedis();
-
-    const first = await timed(coordinator.coordinate(w.request('k-down'), action.run));
-    const second = await timed(coordinator.coordinate(w.request('k-down'), action.run));
-
-    for (const call of [first, second]) {
-      expect(call.result).toMatchObject({ code: IdempotencyErrorCode.StoreUnavailable, key: 'k-down' });
-      expect(call.ms).toBeLessThan(300 + 700);
-    }
-    expect(action.executions).toBe(0);
-    expect(w.events.filter((e) => e.type === 'store_error').length).toBeGreaterThanOrEqual(2);
-
-    await healRedis();
-    // Claims queued while Redis was unreachable may run late; the store gives any such grant back at once, so
-    // the key is not blocked for a lease.
-    await waitForCharge(() => coordinator.coordinate(w.request('k-down'), action.run));
-    await coordinator.coordinate(w.request('k-down'), action.run);
-    expect(action.executions).toBe(1);
-  });
-
-  it('fail-open runs the action unprotected: two calls, two effects', async () => {
-    w = world(client);
-    (w.store as { commandTimeoutMs: number }).commandTimeoutMs = 300;
-    const coordinator = w.coordinator({ onStoreUnavailable: 'fail-open', inFlight: 'raise' });
-    const action = countingAction();
-    await breakRedis();
-
-    const first = await coordinator.coordinateWithOutcome(w.request('k-open'), action.run);
-    const second = await coordinator.coordinateWithOutcome(w.request('k-open'), action.run);
-
-    expect(action.executions).toBe(2);
-    expect([first.outcome, second.outcome]).toEqual(['unprotected', 'unprotected']);
-    expect(w.events.filter((e) => e.type === 'fail_open')).toHaveLength(2);
-    await healRedis();
-  });
-});
-
-it('fail-open never overwrites a record: the unprotected result is stored only where none exists', async () => {
-  w = world(client);
-  const coordinator = w.coordinator({ inFlight: 'raise' });
-  const action = countingAction();
-  const stored = await coordinator.coordinate(w.request('k-open-2'), action.run);
-
-  expect(
-    await w.store.storeIfAbsent({
-      operation: 'payment.charge.t1',
-      key: 'k-open-2',
-      fingerprint: 'fp-a',
-      payload: JSON.stringify({ id: 'ch_unprotected', amount: 1, currency: 'EUR' }),
-      ttlMs: 60_000,
-    }),
-  ).toBe(false);
-  await expect(coordinator.coordinate(w.request('k-open-2'), action.run)).resolves.toEqual(stored);
-});
-
-async function waitForCharge(call: () => Promise<unknown>): Promise<void> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    const result = await call().catch((e: unknown) => e);
-    if (!(result instanceof Error)) return;
-    if (Date.now() > deadline) throw result;
-    await sleep(100);
-  }
-}
+// Stopped and paused, fail-closed and fail-open: the same suite as PostgreSQL's (store-outage.behaviour.ts).
+describeStoreOutage('Redis', () => ({
+  world: (commandTimeoutMs) => {
+    const outage = world(client);
+    (outage.store as { commandTimeoutMs: number }).commandTimeoutMs = commandTimeoutMs;
+    return outage;
+  },
+  stop: () => redis.control!.stop(),
+  start: () => redis.control!.start(),
+  pause: () => redis.control!.pause(),
+  resume: () => redis.control!.resume(),
+}));
 
 // Fail fast (known down) against bounded (silent): a large timeout, so "at once" is visibly less than waiting it out.
 const COMMAND_TIMEOUT_MS = 3_000;
@@ -119,13 +49,13 @@ const COMMAND_TIMEOUT_MS = 3_000;
 const FAIL_FAST_TEST_TIMEOUT_MS = COMMAND_TIMEOUT_MS * 6;
 
 function failClosedWorld() {
-  w = world(client);
+  const current = (w = world(client));
   const store = new RedisIdempotencyStore(client, {
-    keyPrefix: w.prefix,
+    keyPrefix: current.prefix,
     commandTimeoutMs: COMMAND_TIMEOUT_MS,
   });
-  const coordinator = w.coordinator({ onStoreUnavailable: 'fail-closed', inFlight: 'raise' }, store);
-  return { store, coordinator };
+  const coordinator = current.coordinator({ onStoreUnavailable: 'fail-closed', inFlight: 'raise' }, store);
+  return { store, coordinator, w: current };
 }
 
 const untilStatus = (status: string) =>
@@ -138,7 +68,7 @@ describe('fail-closed with Redis known to be down', () => {
   it(
     'refusing connections: every claim answers unavailable at once, nothing is queued, the action never runs',
     async () => {
-      const { coordinator } = failClosedWorld();
+      const { coordinator, w } = failClosedWorld();
       const action = countingAction();
       await redis.control!.stop();
       const calls = [];
@@ -175,7 +105,7 @@ describe('fail-closed with Redis known to be down', () => {
     'paused (SIGSTOP): the connection looks up, so the claim is bounded by commandTimeoutMs instead',
     async () => {
       await untilStatus('ready');
-      const { coordinator } = failClosedWorld();
+      const { coordinator, w } = failClosedWorld();
       const action = countingAction();
       redis.control!.pause();
 
@@ -193,7 +123,7 @@ describe('fail-closed with Redis known to be down', () => {
 
   it('a client still making its first connection is not "down": its first claim waits for it and succeeds', async () => {
     await untilStatus('ready');
-    w = world(client);
+    const w = world(client);
     const fresh = redis.client({ lazyConnect: true });
     try {
       const store = new RedisIdempotencyStore(fresh, { keyPrefix: `${w.prefix}fresh:` });

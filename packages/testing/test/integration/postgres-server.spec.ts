@@ -41,16 +41,6 @@ describe('startPrivatePostgres', () => {
     await expect(query).resolves.toEqual([{ one: 1 }]);
     await client.end();
   });
-});
-
-describe('startPostgres with DATABASE_URL', () => {
-  let server: PostgresHandle;
-  beforeAll(async () => {
-    server = await startPrivatePostgres();
-  }, 30_000);
-  afterAll(async () => {
-    await server.close();
-  });
 
   it('creates a fresh database on that server for the suite and drops it on close', async () => {
     const previous = process.env['DATABASE_URL'];
