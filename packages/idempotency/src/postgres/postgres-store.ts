@@ -164,6 +164,8 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
 
   /** The same state changes on the caller's open transaction, without timeouts of their own (the caller's apply). */
   inTransaction(transaction: SqlTransaction): IdempotencyStore {
+    // Transactional use alone must also get its expired rows swept.
+    this.startSweeper();
     const run: Runner = async (change, id, args) => {
       try {
         const { rows } = await transaction.query(this.statements[change].text, [...args, null]);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { recordStatements } from '@retry-safe/testing';
+import { recordStatements, waitFor } from '@retry-safe/testing';
 import { IdempotencyErrorCode, jsonCodec } from '../../src/index.js';
 import { PostgresIdempotencyStore } from '../../src/postgres/index.js';
 import { freshTable, postgresWorld, suitePostgres } from './postgres-support.js';
@@ -70,6 +70,31 @@ it('sweeps expired rows in bounded batches and never touches live ones', async (
   expect(await store.sweepExpired()).toBe(0);
   const { rows } = await suite.pool.query(`SELECT key FROM ${table} ORDER BY key`);
   expect(rows.map((r) => r.key)).toEqual(['live-1', 'live-2', 'live-3', 'live-4', 'live-5']);
+});
+
+it('sweeps on its own every sweepIntervalMs, also when it is only used in transactions', async () => {
+  const w = await postgresWorld(suite.pool, { sweepIntervalMs: 200 });
+  await suite.pool.query(
+    `INSERT INTO ${w.table} VALUES ('op', 'expired', 'c', 7, NULL, 'fp', NULL, clock_timestamp() - interval '1 s', 1, '{}')`,
+  );
+  const client = await suite.pool.connect();
+  await client.query('BEGIN');
+  await w.store.inTransaction(client).claim({ ...claimOf('o1'), key: 'k-tx' });
+  await client.query('COMMIT');
+  client.release();
+
+  // Bounded by the interval: a few rounds of 200 ms, not a guess at how long a sweep takes.
+  await waitFor(
+    'the sweep',
+    async () => {
+      const { rows } = await suite.pool.query(`SELECT key FROM ${w.table} ORDER BY key`);
+      if (rows.length !== 1) throw new Error(`rows: ${JSON.stringify(rows)}`);
+      return rows;
+    },
+    { timeoutMs: 200 * 10 },
+  );
+  expect((await suite.pool.query(`SELECT floor FROM ${w.table}__fence`)).rows).toEqual([{ floor: '7' }]);
+  await w.close();
 });
 
 it('an expired row counts as absent even before it is swept', async () => {
