@@ -1,3 +1,4 @@
+import type pg from 'pg';
 import type { Pool, QueryConfig } from 'pg';
 import { withDeadline } from '../deadline.js';
 import type { IdempotencyError } from '../errors.js';
@@ -166,9 +167,15 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   inTransaction(transaction: SqlTransaction): IdempotencyStore {
     // Transactional use alone must also get its expired rows swept.
     this.startSweeper();
+    const prepared = isNodePostgresClient(transaction);
     const run: Runner = async (change, id, args) => {
+      const statement = this.statements[change];
+      const values = [...args, null];
       try {
-        const { rows } = await transaction.query(this.statements[change].text, [...args, null]);
+        // node-postgres takes a named statement, parsed once per connection; any other driver gets text + values.
+        const { rows } = prepared
+          ? await prepared.query({ name: statement.name, text: statement.text, values })
+          : await transaction.query(statement.text, values);
         return rows[0] as Record<string, unknown>;
       } catch (error) {
         throw storeErrorOf(error, id);
@@ -266,4 +273,10 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
       // The next round tries again; expired rows count as absent meanwhile.
     }
   }
+}
+
+/** The transaction as a node-postgres `Client`/`PoolClient` (which accepts a query config), if it is one. */
+function isNodePostgresClient(transaction: SqlTransaction): pg.ClientBase | undefined {
+  const candidate = transaction as Partial<pg.ClientBase> & { connectionParameters?: unknown };
+  return typeof candidate.connectionParameters === 'object' ? (transaction as pg.ClientBase) : undefined;
 }
