@@ -152,6 +152,7 @@ export class IdempotencyCoordinator {
     return coordinateInTransaction(this.store, call, transaction, action, {
       emit: (type) => this.emit(type, call),
       decode: (payload) => this.decode(call, payload),
+      unencodable: (cause) => this.unencodable(call, cause),
     });
   }
 

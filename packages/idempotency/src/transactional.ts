@@ -69,6 +69,8 @@ export interface TransactionalCall<T> extends RecordId {
 export interface TransactionalHooks<T> {
   emit(type: IdempotencyEvent['type']): void;
   decode(payload: string): T;
+  /** The coded error for a value that could not be encoded (now or by an earlier owner). */
+  unencodable(cause?: unknown): Error;
 }
 
 /**
@@ -89,6 +91,10 @@ export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
   const claim = await bound.claim(call.claim);
   switch (claim.status) {
     case ClaimStatus.Completed: {
+      if (claim.payload === null) {
+        hooks.emit(IdempotencyEventType.Hit);
+        throw hooks.unencodable();
+      }
       const value = hooks.decode(claim.payload);
       hooks.emit(IdempotencyEventType.Hit);
       return { value, outcome: CoordinateOutcome.Replayed, fencingToken: claim.fencingToken };
@@ -108,7 +114,6 @@ export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
   }
 
   let signal: AbortSignal | undefined;
-  let payload: string;
   let value: T;
   try {
     value = await action({
@@ -119,16 +124,25 @@ export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
       protected: true,
       transaction,
     });
-    payload = call.request.codec.encode(value);
   } catch (error) {
     // Fails harmlessly when the action's error aborted the transaction: the rollback removes the claim then.
     await bound.release(call.claim).catch(() => undefined);
     throw store.transactionConflict(error, call) ?? error;
+  }
+  // As in standalone mode, a value the codec cannot encode is recorded as such: if the caller commits anyway,
+  // the action's writes are there and must not be made again; if it rolls back, the record goes with them.
+  let payload: string | null = null;
+  let encodeError: unknown;
+  try {
+    payload = call.request.codec.encode(value);
+  } catch (error) {
+    encodeError = error;
   }
   if (!(await bound.complete({ ...call.claim, payload, ttlMs: call.request.ttlMs }))) {
     // Only possible if someone else's write in this same transaction removed or replaced the claim.
     throw new IdempotencyLeaseLostError(value, call);
   }
   hooks.emit(IdempotencyEventType.Miss);
+  if (payload === null) throw hooks.unencodable(encodeError);
   return { value, outcome: CoordinateOutcome.Executed, fencingToken: claim.fencingToken };
 }

@@ -50,7 +50,8 @@ export function schemaNames(table: string): SchemaNames {
  * DDL of one store, idempotent (`IF NOT EXISTS`, `CREATE OR REPLACE`), run by `migrate()` under an advisory lock.
  *
  * Row layout (one row per operation + key; the primary key is the unique index concurrent claims meet on):
- *   state          'p' pending (owner holds a lease), 'c' completed (payload is the result), 'r' released
+ *   state          'p' pending (owner holds a lease), 'c' completed (payload is the result), 'e' completed but
+ *                  the value could not be encoded (no payload; never run again), 'r' released
  *   fencing_token  grows with every grant: max(previous, floor) + 1, where the floor (one row in
  *                  `<table>__fence`) is raised to the highest token the sweep ever deleted, in the sweep's own
  *                  transaction; so a key's tokens keep growing after its row expired and was swept
@@ -102,7 +103,8 @@ CREATE INDEX IF NOT EXISTS "${n.bareTable.replace('.', '__')}__expires_at" ON ${
 -- Redis store's claim-1.lua, so one function maps both stores' answers:
 --   1 acquired (a = fencing token)          2 completed (a = payload, b = fencing token)
 --   3 in progress (a = ms until lease end)  4 other fingerprint (a = stored fingerprint, b = 'pending'|'completed')
---   5 corrupt (a = reason)
+--   5 corrupt (a = reason)                6 completed without a result (a = fencing token): the value could not
+--                                           be encoded, and the action must not run again
 -- Plain reads first (a replay takes no lock and writes nothing); writes are compare-and-set, and a lost race
 -- loops to read again. An uncommitted claim of another transaction is invisible to the read, so the INSERT
 -- waits on the primary key until that transaction commits (then the loop replays it) or rolls back (then we
@@ -134,8 +136,10 @@ BEGIN
       code := 5; a := 'fencing token out of range: ' || v.fencing_token; RETURN;
     END IF;
     IF v.expires_at > now_ts THEN
-      IF v.state = 'c' THEN
+      IF v.state IN ('c', 'e') THEN
         IF v.fingerprint <> p_fingerprint THEN code := 4; a := v.fingerprint; b := 'completed'; RETURN; END IF;
+        -- e: completed, but the value could not be encoded; the action must not run again.
+        IF v.state = 'e' THEN code := 6; a := v.fencing_token::text; RETURN; END IF;
         IF v.payload IS NULL THEN code := 5; a := 'a completed record has no result'; RETURN; END IF;
         code := 2; a := v.payload; b := v.fencing_token::text; RETURN;
       ELSIF v.state = 'p' THEN
@@ -161,18 +165,19 @@ BEGIN
 END
 $fn$;
 
--- complete: the owner's pending row becomes the result, with the exact TTL from now; waiters are notified (at
--- commit). 1 if stored (or already stored by this owner), 0 if another owner holds the row.
+-- complete: the owner's pending row becomes the result (state c; e with no payload when the value could not be
+-- encoded), with the exact TTL from now; waiters are notified (at commit). 1 if stored (or already stored by this owner), 0 if another owner holds the row.
 CREATE OR REPLACE FUNCTION ${n.fn('complete')}(
   p_operation text, p_key text, p_owner text, p_payload text, p_ttl_ms bigint, lock_timeout_ms int)
 RETURNS int LANGUAGE plpgsql AS $fn$
 BEGIN
   ${lockTimeout}
-  UPDATE ${n.table} t SET state = 'c', payload = p_payload, lease_until = NULL,
+  UPDATE ${n.table} t SET state = CASE WHEN p_payload IS NULL THEN 'e' ELSE 'c' END, payload = p_payload,
+      lease_until = NULL,
       expires_at = clock_timestamp() + p_ttl_ms * interval '1 ms'
     WHERE ${ownedPending};
   ${notifyIfFound}
-  ${alreadyMovedBy("'c' AND t.payload = p_payload")}
+  ${alreadyMovedBy("(CASE WHEN p_payload IS NULL THEN 'e' ELSE 'c' END) AND t.payload IS NOT DISTINCT FROM p_payload")}
 END
 $fn$;
 

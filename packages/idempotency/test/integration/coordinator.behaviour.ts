@@ -132,7 +132,7 @@ export function describeCoordinatorBehaviour(name: string, backend: BehaviourBac
         });
         expect(action.executions).toBe(0);
         expect(store.calls).toEqual({});
-        expect(await w.keys()).toEqual([]);
+        expect(await w.records()).toEqual([]);
       },
     );
 
@@ -238,7 +238,7 @@ export function describeCoordinatorBehaviour(name: string, backend: BehaviourBac
           result: { id: 'ch_late' },
         });
         expect(aborted).toMatchObject({ code: IdempotencyErrorCode.LeaseLost });
-        expect(await w.keys()).toEqual([]);
+        expect(await w.records()).toEqual([]);
         expect(w.events.filter((e) => e.type === 'lease_lost')).toHaveLength(1);
       });
 
@@ -389,7 +389,7 @@ export function describeCoordinatorBehaviour(name: string, backend: BehaviourBac
         const coordinator = w.coordinator({ inFlight: 'raise' });
         const action = countingAction();
         await coordinator.coordinate(w.request('k-ttl', { ttlMs: 1_500 }), action.run);
-        expect(await w.keys()).toEqual(['payment.charge.t1:k-ttl']);
+        expect(await w.records()).toEqual(['payment.charge.t1:k-ttl']);
         const pttl = await w.remainingTtlMs('payment.charge.t1', 'k-ttl');
         expect(pttl).toBeGreaterThan(1_300);
         expect(pttl).toBeLessThanOrEqual(1_500);
@@ -412,7 +412,7 @@ export function describeCoordinatorBehaviour(name: string, backend: BehaviourBac
             code: IdempotencyErrorCode.InvalidOptions,
           });
           expect(action.executions).toBe(0);
-          expect(await w.keys()).toEqual([]);
+          expect(await w.records()).toEqual([]);
         },
       );
     });

@@ -97,13 +97,30 @@ it('sweeps on its own every sweepIntervalMs, also when it is only used in transa
   await w.close();
 });
 
+it('a value the codec cannot encode is recorded (state e): the action runs once, every call is refused', async () => {
+  const w = await postgresWorld(suite.pool);
+  const coordinator = w.coordinator({ inFlight: 'raise' });
+  const action = countingAction();
+  const request = { ...w.request('k-e'), codec: jsonCodec<unknown>() };
+  const unencodable = async (ctx: { fencingToken: number }) => ({ ...(await action.run(ctx)), n: 1n });
+  const errors = [];
+  for (let i = 0; i < 3; i++)
+    errors.push(await coordinator.coordinate(request, unencodable).catch((e: unknown) => e));
+
+  expect(action.executions).toBe(1);
+  for (const error of errors) expect(error).toMatchObject({ code: IdempotencyErrorCode.UnencodableResult });
+  const { rows } = await suite.pool.query(`SELECT state, payload FROM ${w.table}`);
+  expect(rows).toEqual([{ state: 'e', payload: null }]);
+  await w.close();
+});
+
 it('an expired row counts as absent even before it is swept', async () => {
   const w = await postgresWorld(suite.pool, { sweepIntervalMs: 0 });
   const coordinator = w.coordinator({ inFlight: 'raise' });
   const action = countingAction();
   await coordinator.coordinate(w.request('k-exp', { ttlMs: 1_000 }), action.run);
   await sleep(1_050);
-  expect(await w.keys()).toEqual([]);
+  expect(await w.records()).toEqual([]);
   await expect(coordinator.coordinateWithOutcome(w.request('k-exp'), action.run)).resolves.toMatchObject({
     outcome: 'executed',
     fencingToken: 2,

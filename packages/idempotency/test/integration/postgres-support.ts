@@ -18,7 +18,7 @@ export async function postgresWorld(
   const store = make();
   await store.migrate();
   const base = storeWorld(store, make, {
-    keys: async () =>
+    records: async () =>
       (
         await pool.query<{ id: string }>(
           `SELECT operation || ':' || key AS id FROM ${table} WHERE expires_at > clock_timestamp() ORDER BY 1`,

@@ -116,6 +116,27 @@ describe('transactional mode', () => {
     expect(await counts('k-fail')).toEqual({ orders: 1, records: 1 });
   });
 
+  it('a value the codec cannot encode: IDEMPOTENCY_UNENCODABLE_RESULT; committed anyway, the action never runs again', async () => {
+    const unencodable = { ...request('k-unencodable'), codec: jsonCodec<Order & { n?: bigint }>() };
+    const place = () =>
+      withTransaction(pool, (client) =>
+        coordinator
+          .coordinateInTransaction(client, unencodable, async ({ transaction }) => ({
+            ...(await placeOrder(transaction, 'k-unencodable')),
+            n: 1n,
+          }))
+          .catch((e: unknown) => e),
+      );
+
+    const errors = [await place(), await place()];
+    expect(errors).toMatchObject([
+      { code: IdempotencyErrorCode.UnencodableResult },
+      { code: IdempotencyErrorCode.UnencodableResult },
+    ]);
+    expect(executions).toBe(1);
+    expect(await counts('k-unencodable')).toEqual({ orders: 1, records: 1 });
+  });
+
   it('refuses a key reused with another fingerprint before the action runs', async () => {
     await placeOnce('k-reuse');
     await expect(placeOnce('k-reuse', 'fp-other')).rejects.toMatchObject({

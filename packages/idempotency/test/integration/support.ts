@@ -74,7 +74,7 @@ export interface StoreWorld<S extends IdempotencyStore = IdempotencyStore> {
   otherStore(): S;
   request(key: string, extra?: Partial<CoordinateRequest<Charge>>): CoordinateRequest<Charge>;
   /** `<operation>:<key>` of every live record of this world. */
-  keys(): Promise<string[]>;
+  records(): Promise<string[]>;
   /** Someone else's write removes a record (an operator, an expiry), bypassing the store. */
   removeRecord(operation: string, key: string): Promise<void>;
   /** Remaining lifetime of a record in ms, as the store's own clock sees it. */
@@ -86,7 +86,7 @@ export interface StoreWorld<S extends IdempotencyStore = IdempotencyStore> {
 export function storeWorld<S extends IdempotencyStore & { close(): Promise<void> }>(
   store: S,
   makeStore: () => S,
-  data: Pick<StoreWorld, 'keys' | 'removeRecord' | 'remainingTtlMs'> & { close?: () => Promise<void> },
+  data: Pick<StoreWorld, 'records' | 'removeRecord' | 'remainingTtlMs'> & { close?: () => Promise<void> },
 ): StoreWorld<S> {
   const events: IdempotencyEvent[] = [];
   const stores: S[] = [store];
@@ -108,7 +108,7 @@ export function storeWorld<S extends IdempotencyStore & { close(): Promise<void>
       fingerprint: 'fp-a',
       ...extra,
     }),
-    keys: data.keys,
+    records: data.records,
     removeRecord: data.removeRecord,
     remainingTtlMs: data.remainingTtlMs,
     close: async () => {
@@ -136,11 +136,12 @@ export function world(client: Redis | Cluster) {
     return found;
   };
   const base = storeWorld(make(), make, {
-    keys: async () => (await keys()).map((k) => k.slice(prefix.length)),
+    records: async () => (await keys()).map((k) => k.slice(prefix.length)),
     removeRecord: async (operation, key) => void (await client.del(`${prefix}${operation}:${key}`)),
     remainingTtlMs: (operation, key) => client.pttl(`${prefix}${operation}:${key}`),
   });
-  return { ...base, prefix };
+  /** The Redis keys of every record of this world (with the prefix). */
+  return { ...base, prefix, keys };
 }
 
 export type World = ReturnType<typeof world>;
