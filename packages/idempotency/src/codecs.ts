@@ -46,3 +46,15 @@ export const voidCodec: Codec<void> = {
     if (stored !== '') throw new TypeError('voidCodec: expected an empty record');
   },
 };
+
+/**
+ * Encodes `value`, or reports why it cannot be: `payload` is null when the codec threw (the coordinator records
+ * that the action succeeded without a storable result, so it never runs again).
+ */
+export function tryEncode<T>(codec: Codec<T>, value: T): { payload: string | null; encodeError?: unknown } {
+  try {
+    return { payload: codec.encode(value) };
+  } catch (encodeError) {
+    return { payload: null, encodeError };
+  }
+}

@@ -1,3 +1,4 @@
+import { tryEncode } from './codecs.js';
 import { assertValidSettings, prepareCall, type Call, type Settings } from './call.js';
 import {
   IdempotencyCorruptRecordError,
@@ -231,13 +232,7 @@ export class IdempotencyCoordinator {
     controller: LazyAbortController,
     { value, fencingToken, leaseLost }: { value: T; fencingToken: number; leaseLost: boolean },
   ): Promise<CoordinatedResult<T>> {
-    let payload: string | null = null;
-    let encodeError: unknown;
-    try {
-      payload = call.request.codec.encode(value);
-    } catch (error) {
-      encodeError = error;
-    }
+    const { payload, encodeError } = tryEncode(call.request.codec, value);
     let stored = true;
     try {
       const { operation, key, owner } = call;

@@ -1,3 +1,4 @@
+import { tryEncode } from './codecs.js';
 import {
   IdempotencyCorruptRecordError,
   IdempotencyInProgressError,
@@ -131,13 +132,7 @@ export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
   }
   // As in standalone mode, a value the codec cannot encode is recorded as such: if the caller commits anyway,
   // the action's writes are there and must not be made again; if it rolls back, the record goes with them.
-  let payload: string | null = null;
-  let encodeError: unknown;
-  try {
-    payload = call.request.codec.encode(value);
-  } catch (error) {
-    encodeError = error;
-  }
+  const { payload, encodeError } = tryEncode(call.request.codec, value);
   if (!(await bound.complete({ ...call.claim, payload, ttlMs: call.request.ttlMs }))) {
     // Only possible if someone else's write in this same transaction removed or replaced the claim.
     throw new IdempotencyLeaseLostError(value, call);
