@@ -8,7 +8,10 @@ import { storeWorld, type BehaviourBackend, type StoreWorld } from './support.js
 /** A fresh table name, so tests are isolated by table and nothing shared is ever truncated. */
 export const freshTable = (): string => `idem_${randomBytes(6).toString('hex')}`;
 
-/** A per-test world on PostgreSQL: its own table (and functions), migrated before the test. */
+/**
+ * A per-test world on PostgreSQL: its own table (and functions), migrated before the test (which also leaves an open
+ * connection in the pool, so a paused server is met on a connection that is already up).
+ */
 export async function postgresWorld(
   pool: pg.Pool,
   options: PostgresIdempotencyStoreOptions = {},

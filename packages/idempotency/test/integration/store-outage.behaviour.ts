@@ -4,6 +4,7 @@ import { countingAction, sleep, type StoreWorld } from './support.js';
 
 /** A store the suite can break: a world whose calls give up after `commandTimeoutMs`, and the server's controls. */
 export interface OutageBackend {
+  /** A world whose store gives up after `commandTimeoutMs`, once the store answers again after an earlier test. */
   world(commandTimeoutMs: number): StoreWorld | Promise<StoreWorld>;
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -52,8 +53,6 @@ export function describeStoreOutage(name: string, backend: () => OutageBackend):
       const world = (w = await backend().world(300));
       const coordinator = world.coordinator({ onStoreUnavailable: 'fail-closed', inFlight: 'raise' });
       const action = countingAction();
-      // Warm connections, so the paused case also covers commands sent on open connections.
-      await coordinator.coordinate(world.request('k-warm'), countingAction().run);
       await breakStore();
 
       const first = await timed(coordinator.coordinate(world.request('k-down'), action.run));

@@ -32,7 +32,9 @@ afterAll(async () => {
 
 // Stopped and paused, fail-closed and fail-open: the same suite as PostgreSQL's (store-outage.behaviour.ts).
 describeStoreOutage('Redis', () => ({
-  world: (commandTimeoutMs) => {
+  world: async (commandTimeoutMs) => {
+    // A test after a stop starts once the client has reconnected (a known-down client refuses claims at once).
+    await untilStatus('ready');
     const outage = world(client);
     (outage.store as { commandTimeoutMs: number }).commandTimeoutMs = commandTimeoutMs;
     return outage;
