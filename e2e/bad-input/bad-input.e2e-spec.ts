@@ -10,7 +10,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { sendRaw, type RawResponse } from '../support/raw-http.js';
-import { DEMO_TENANTS, startStack, type Stack } from '../support/stack.js';
+import { DEMO_TENANTS, startStack, type Stack } from '@retry-safe/scenarios';
 import { ORDER_PAYMENTS_ROUTE, PAYMENTS_ROUTE, PROBLEM, healthy } from '../failures/failure-helpers.js';
 
 /** One request: valid except for the part a category breaks, and what the gateway may answer to it. */

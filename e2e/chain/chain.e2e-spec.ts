@@ -2,7 +2,7 @@
  * Chain (issue 3): gateway -> orders -> payments -> provider, with two responses lost after their handlers ran:
  * payments' once (orders retries it) and orders' once (the gateway retries it). Every design sees the same
  * traffic, 2 requests at orders and 3 at payments; what differs is how many of them charge. The designs are the
- * shared definition in e2e/scenarios/chain.scenario.ts (the table the runner prints), switched on the running stack
+ * shared definition in scenarios/src/definitions/chain.scenario.ts (the table the runner prints), switched on the running stack
  * with `PUT /__config`:
  *
  * | design                                         | provider charges |
@@ -18,12 +18,18 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import request from 'supertest';
-import { chainScenario, type ChainData } from '../scenarios/chain.scenario.js';
-import { expectedTable, runRow } from '../scenarios/scenario.js';
-import { stackTarget } from '../scenarios/stack-target.js';
+import {
+  chainScenario,
+  type ChainData,
+  expectedTable,
+  runRow,
+  stackTarget,
+  DEMO_TENANTS,
+  startStack,
+  type Stack,
+} from '@retry-safe/scenarios';
 import { newKey, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
-import { DEMO_TENANTS, startStack, type Stack } from '../support/stack.js';
 
 const ORDERS_ROUTE = 'POST /v1/orders/:orderId/payments';
 const PAYMENTS_ROUTE = 'POST /v1/payments';

@@ -5,7 +5,7 @@
  * Charge, identical on every replay. `pnpm chaos` runs the same engine with 500 payments.
  */
 import { describe, expect, it } from '@jest/globals';
-import { formatChaosReport, runChaos } from './chaos-engine.js';
+import { formatChaosReport, runChaos } from '@retry-safe/scenarios';
 
 const PAYMENTS = 40;
 const KILLS = 2;

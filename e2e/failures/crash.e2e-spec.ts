@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { newKey, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld } from '../support/hold.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { startStack, type Stack } from '@retry-safe/scenarios';
 import { PAYMENTS_ROUTE, PROBLEM, ORDER_PAYMENTS_ROUTE, payUntilFinal } from './failure-helpers.js';
 
 /** Long enough to outlast the first call's failure and a payments restart on a loaded machine. */

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { waitFor } from '@retry-safe/testing';
 import type { Redis } from 'ioredis';
 import { newKey, pay } from '../support/client.js';
-import { DEMO_TENANTS, startStack, type Stack } from '../support/stack.js';
+import { DEMO_TENANTS, startStack, type Stack } from '@retry-safe/scenarios';
 import { paymentTraffic } from './failure-helpers.js';
 
 const TTL_MS = 1_500;

@@ -2,11 +2,10 @@
  * What the failure suites share: the routes they count, traffic per service, health and metric sums over every
  * process of a service, and a client that retries with the same key until it gets a final answer.
  */
-import { waitFor } from '@retry-safe/testing';
+import { waitFor, metricValue } from '@retry-safe/testing';
 import type { Response } from 'supertest';
 import { pay, type PaymentCall } from '../support/client.js';
-import { metricValue } from '../support/metrics.js';
-import type { ServiceName, Stack } from '../support/stack.js';
+import type { ServiceName, Stack } from '@retry-safe/scenarios';
 
 export const PROBLEM = /^application\/problem\+json/;
 /** The public route (gateway) and orders' route share a template. */

@@ -11,7 +11,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { newKey, pay } from '../support/client.js';
-import { DEMO_TENANTS, startStack, type Stack } from '../support/stack.js';
+import { DEMO_TENANTS, startStack, type Stack } from '@retry-safe/scenarios';
 import { metricSum, paymentTraffic } from './failure-helpers.js';
 
 const TENANT_A_HEX = DEMO_TENANTS.a.tenantId.replaceAll('-', '');

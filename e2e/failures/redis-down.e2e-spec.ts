@@ -15,7 +15,7 @@ import { randomUUID } from 'node:crypto';
 import { waitFor } from '@retry-safe/testing';
 import type { Response } from 'supertest';
 import { newKey, pay } from '../support/client.js';
-import { DEMO_TENANTS, startStack, type ServiceName, type Stack } from '../support/stack.js';
+import { DEMO_TENANTS, startStack, type ServiceName, type Stack } from '@retry-safe/scenarios';
 import { PROBLEM, healthy, metricSum, paymentTraffic } from './failure-helpers.js';
 
 const COMMAND_TIMEOUT_MS = 300;

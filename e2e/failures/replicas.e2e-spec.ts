@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { newKey, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { startStack, type Stack } from '@retry-safe/scenarios';
 import { PAYMENTS_ROUTE, metricSum, paymentTraffic } from './failure-helpers.js';
 
 const REQUESTS = 200;

@@ -14,9 +14,10 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { newKey, pay, sendNow, sleep } from '../support/client.js';
+import { sleep } from '@retry-safe/testing';
+import { newKey, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
-import { startStack, type Stack } from '../support/stack.js';
+import { startStack, type Stack } from '@retry-safe/scenarios';
 import { PROBLEM, metricSum, paymentTraffic } from './failure-helpers.js';
 
 const LEASE_MS = 1_000;

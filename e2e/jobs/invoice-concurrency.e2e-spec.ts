@@ -8,13 +8,12 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { metricSample, startRedis, type RedisHandle } from '@retry-safe/testing';
 import type { Queue } from 'bullmq';
 import {
   JOB_OPTIONS,
   invoice,
   invoiceQueue,
-  sample,
   settled,
   startProvider,
   startWorker,
@@ -95,8 +94,10 @@ describe('invoice worker: two workers take duplicate deliveries at once', () => 
 
     // Both processes took part: one sent (a miss), the other met the reservation (in_progress).
     const metrics = await Promise.all(workers.map((w) => w.metrics()));
-    const misses = metrics.map((m) => sample(m, 'idempotency_events_total{type="miss"}'));
-    const inProgress = metrics.map((m) => sample(m, 'idempotency_events_total{type="in_progress"}'));
+    const misses = metrics.map((m) => metricSample(m, 'idempotency_events_total', { type: 'miss' }));
+    const inProgress = metrics.map((m) =>
+      metricSample(m, 'idempotency_events_total', { type: 'in_progress' }),
+    );
     expect([...misses].sort()).toEqual([0, 1]);
     expect(inProgress[misses.indexOf(0)]).toBeGreaterThanOrEqual(1);
   });

@@ -1,6 +1,6 @@
 /**
- * Issue 4 end to end through the public API, on a whole stack from e2e/support:
- * - the jobs table from its shared definition (e2e/scenarios/jobs.scenario.ts, the table the runner prints): the
+ * Issue 4 end to end through the public API, on a whole stack from `startStack` (@retry-safe/scenarios):
+ * - the jobs table from its shared definition (scenarios/src/definitions/jobs.scenario.ts, the table the runner prints): the
  *   worker sent the invoice and saved the receipt, then its acknowledgement failed, so the job is delivered again;
  *   unprotected (the worker's coordinator off, switched with `PUT /__config`) that is a second email;
  * - the client asks the gateway twice for the same invoice (a producer retry), orders publishes two deliveries,
@@ -10,14 +10,19 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
 import request from 'supertest';
-import { waitFor } from '@retry-safe/testing';
-import { jobsScenario, type JobsData } from '../scenarios/jobs.scenario.js';
-import { expectedTable, runRow } from '../scenarios/scenario.js';
-import { stackTarget } from '../scenarios/stack-target.js';
-import { DEMO_TENANTS, startStack, type Stack } from '../support/stack.js';
+import { metricSample, waitFor } from '@retry-safe/testing';
+import {
+  jobsScenario,
+  type JobsData,
+  expectedTable,
+  runRow,
+  stackTarget,
+  DEMO_TENANTS,
+  startStack,
+  type Stack,
+} from '@retry-safe/scenarios';
 import {
   INVOICES_QUEUE,
-  sample,
   settled,
   type InvoiceJobData,
   type InvoiceReceipt,
@@ -44,7 +49,7 @@ describe('invoices through the gateway', () => {
   describe('acknowledgement fails after the receipt is saved (the jobs table)', () => {
     const target = () => stackTarget(stack);
     const metrics = async () => (await fetch(`${stack.urls.worker}/metrics`)).text();
-    const completed = 'invoice_jobs_total{outcome="completed"}';
+    const completed = (text: string) => metricSample(text, 'invoice_jobs_total', { outcome: 'completed' });
 
     afterAll(async () => {
       await target().reset();
@@ -82,14 +87,15 @@ describe('invoices through the gateway', () => {
       // BullMQ emits `completed` in the worker just after the state changed in Redis: poll for it.
       const after = await waitFor('the completion in the worker metrics', async () => {
         const text = await metrics();
-        if (sample(text, completed) === sample(before, completed)) throw new Error('not counted yet');
+        if (completed(text) === completed(before)) throw new Error('not counted yet');
         return text;
       });
-      const delta = (series: string) => sample(after, series) - sample(before, series);
-      expect(delta('invoice_jobs_total{outcome="retried"}')).toBe(1);
-      expect(delta(completed)).toBe(1);
-      expect(delta('idempotency_events_total{type="miss"}')).toBe(1);
-      expect(delta('idempotency_events_total{type="hit"}')).toBe(1);
+      const delta = (name: string, labels: Record<string, string>) =>
+        metricSample(after, name, labels) - metricSample(before, name, labels);
+      expect(delta('invoice_jobs_total', { outcome: 'retried' })).toBe(1);
+      expect(completed(after) - completed(before)).toBe(1);
+      expect(delta('idempotency_events_total', { type: 'miss' })).toBe(1);
+      expect(delta('idempotency_events_total', { type: 'hit' })).toBe(1);
       expect(result.diagram).toContain('W--xQ: not acknowledged (the acknowledgement failed: fault)');
       expect(result.diagram).toContain('W-->>Q: acknowledged (receipt replayed)');
     });

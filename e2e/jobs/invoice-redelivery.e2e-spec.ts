@@ -4,7 +4,7 @@
  * The provider here runs with PROVIDER_DEDUP=off (it sends on every call), so every "1 email" below is the worker's
  * coordinator at work, not the provider's deduplication. The worker group has its own BullMQ and idempotency
  * prefixes. (A redelivery after a failed acknowledgement, with and without the coordinator, is the jobs table:
- * e2e/scenarios/jobs.scenario.ts, run on a whole stack by invoice-gateway.e2e-spec.ts.)
+ * scenarios/src/definitions/jobs.scenario.ts, run on a whole stack by invoice-gateway.e2e-spec.ts.)
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';

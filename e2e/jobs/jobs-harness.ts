@@ -134,12 +134,6 @@ export async function startWorker(settings: WorkerSettings): Promise<WorkerProce
   };
 }
 
-/** The value of a counter sample in Prometheus text, e.g. `idempotency_events_total{type="hit"}`; 0 if absent. */
-export function sample(metricsText: string, series: string): number {
-  const line = metricsText.split('\n').find((l) => l.startsWith(`${series} `));
-  return line === undefined ? 0 : Number(line.slice(series.length + 1));
-}
-
 /** The producer side: a BullMQ Queue on the group's prefix. */
 export function invoiceQueue(redisUrl: string, prefix: string): Queue<InvoiceJobData, InvoiceReceipt> {
   return new Queue<InvoiceJobData, InvoiceReceipt>(INVOICES_QUEUE, {

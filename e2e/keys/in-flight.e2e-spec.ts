@@ -1,5 +1,5 @@
 /**
- * The in-flight table (issue 3), run from its shared definition (e2e/scenarios/keys.scenario.ts, the same code the
+ * The in-flight table (issue 3), run from its shared definition (scenarios/src/definitions/keys.scenario.ts, the same code the
  * runner prints): a second request with the same key arrives while the first is held inside the provider call.
  * What payments does with it is its in-flight mode, switched on the running stack with `PUT /__config`:
  *
@@ -12,11 +12,16 @@
  * The `run` row turns provider dedup off: with it on, the provider would hide the duplicate the mode causes.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { keysScenario, type KeysData } from '../scenarios/keys.scenario.js';
-import { expectedTable, runRow } from '../scenarios/scenario.js';
-import { stackTarget } from '../scenarios/stack-target.js';
-import type { ScenarioTarget } from '../scenarios/target.js';
-import { startStack, type Stack } from '../support/stack.js';
+import {
+  keysScenario,
+  type KeysData,
+  expectedTable,
+  runRow,
+  stackTarget,
+  type ScenarioTarget,
+  startStack,
+  type Stack,
+} from '@retry-safe/scenarios';
 
 const CHARGES: Record<string, number> = { run: 2, wait: 1, raise: 1 };
 

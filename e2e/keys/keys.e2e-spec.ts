@@ -6,8 +6,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { randomUUID } from 'node:crypto';
 import { newKey, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
-import { metricValue } from '../support/metrics.js';
-import { DEMO_TENANTS, startStack, type Stack } from '../support/stack.js';
+import { metricValue } from '@retry-safe/testing';
+import { DEMO_TENANTS, startStack, type Stack } from '@retry-safe/scenarios';
 
 const PROBLEM = /^application\/problem\+json/;
 const TENANT_A_HEX = DEMO_TENANTS.a.tenantId.replaceAll('-', '');

@@ -5,13 +5,22 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { startStack, type Stack } from '../support/stack.js';
-import { leaseScenario, type LeaseData } from './lease.scenario.js';
-import { providerScenario, type ProviderData } from './provider.scenario.js';
-import { redisDownScenario, type RedisDownData } from './redis-down.scenario.js';
-import { expectedTable, runRow, type Scenario, type ScenarioRow } from './scenario.js';
-import { stackTarget } from './stack-target.js';
-import type { ScenarioTarget } from './target.js';
+import {
+  startStack,
+  type Stack,
+  leaseScenario,
+  type LeaseData,
+  providerScenario,
+  type ProviderData,
+  redisDownScenario,
+  type RedisDownData,
+  expectedTable,
+  runRow,
+  type Scenario,
+  type ScenarioRow,
+  stackTarget,
+  type ScenarioTarget,
+} from '@retry-safe/scenarios';
 
 const rowOf = <D>(scenario: Scenario<D>, design: string): ScenarioRow<D> => {
   const row = scenario.rows.find((r) => r.design === design);

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { DEMO_TENANTS, type Stack } from './stack.js';
+import { DEMO_TENANTS, type Stack } from '@retry-safe/scenarios';
 
 /** What {@link pay} sends; everything has a sensible default. */
 export interface PaymentCall {
@@ -45,9 +45,4 @@ export function sendNow(test: request.Test): Promise<request.Response> {
 /** A fresh, unique idempotency key (tests never share keys). */
 export function newKey(label = 'key'): string {
   return `${label}-${randomUUID()}`;
-}
-
-/** Resolves after `ms`. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }

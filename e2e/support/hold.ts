@@ -1,11 +1,5 @@
 import { waitFor } from '@retry-safe/testing';
-import type { Stack } from './stack.js';
-
-/**
- * How long the provider holds a charge: long enough for a duplicate to travel gateway -> orders -> payments on a
- * loaded machine, short against the hops' 5 s attempt timeout.
- */
-export const HOLD_MS = 2500;
+import { HOLD_MS, type Stack } from '@retry-safe/scenarios';
 
 /** Makes provider-sim hold the next `POST /v1/charges` for `ms` before handling it (a `delay` fault, once). */
 export async function holdNextCharge(stack: Stack, ms = HOLD_MS): Promise<void> {

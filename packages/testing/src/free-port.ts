@@ -18,24 +18,3 @@ export async function freePort(): Promise<number> {
     });
   });
 }
-
-/** Resolves once `probe` resolves, retrying every `intervalMs` until `timeoutMs` passes. */
-export async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 25 }: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline) {
-      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`, { cause: lastError });
-    }
-    await new Promise((r) => setTimeout(r, intervalMs));
-  }
-}

@@ -1,4 +1,6 @@
-export { freePort, waitFor } from './free-port.js';
+export { freePort } from './free-port.js';
+export { sleep, waitFor, type WaitForOptions } from './wait.js';
+export { metricSample, metricValue } from './metrics.js';
 export {
   startRedis,
   startPrivateRedisServer,

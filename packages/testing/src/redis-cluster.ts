@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Cluster } from 'ioredis';
 import { startPrivateRedisServer, type RedisHandle } from './redis-server.js';
-import { waitFor } from './free-port.js';
+import { waitFor } from './wait.js';
 
 const run = promisify(execFile);
 

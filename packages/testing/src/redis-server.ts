@@ -6,7 +6,8 @@ import { join } from 'node:path';
 import { Redis, type RedisOptions } from 'ioredis';
 import { dockerAnswers } from './docker.js';
 import { containerControl, type ServerControl } from './server-control.js';
-import { freePort, waitFor } from './free-port.js';
+import { freePort } from './free-port.js';
+import { waitFor } from './wait.js';
 
 /** A Redis a test talks to; `control` is present when the test may stop, pause or restart it. */
 export interface RedisHandle {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { waitFor } from './free-port.js';
+import { waitFor } from './wait.js';
 
 /** Options for {@link startServiceProcess}. */
 export interface ServiceProcessOptions {

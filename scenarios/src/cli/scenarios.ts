@@ -12,9 +12,11 @@
  * is not there.
  */
 import { parseArgs } from 'node:util';
-import { formatResult, jsonReport, repoRoot, runAll } from '../scenarios/runner.js';
-import { SCENARIOS, commandRedisControl, httpTarget, type StackUrls } from '../scenarios/index.js';
-import { send } from '../scenarios/http.js';
+import { formatResult, jsonReport, runAll } from '../engine/runner.js';
+import { repoRoot } from '../repo-root.js';
+import { SCENARIOS } from '../definitions/index.js';
+import { commandRedisControl, httpTarget, type StackUrls } from '../engine/target.js';
+import { send } from '../engine/http.js';
 import { join } from 'node:path';
 
 const USAGE = `Usage: pnpm scenarios [name...] [--json] [--out <dir>]

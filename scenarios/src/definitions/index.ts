@@ -5,7 +5,7 @@ import { keysScenario } from './keys.scenario.js';
 import { leaseScenario } from './lease.scenario.js';
 import { providerScenario } from './provider.scenario.js';
 import { redisDownScenario } from './redis-down.scenario.js';
-import type { Scenario } from './scenario.js';
+import type { Scenario } from '../engine/scenario.js';
 
 export const SCENARIOS: ReadonlyArray<Scenario<unknown>> = [
   keysScenario,
@@ -17,6 +17,4 @@ export const SCENARIOS: ReadonlyArray<Scenario<unknown>> = [
   redisDownScenario,
 ] as ReadonlyArray<Scenario<unknown>>;
 
-export * from './scenario.js';
-export * from './target.js';
 export { chainScenario, jobsScenario, keysScenario, leaseScenario, providerScenario, redisDownScenario };

@@ -110,31 +110,3 @@ function parseJson(text: string): unknown {
     return undefined;
   }
 }
-
-/** Resolves after `ms`. */
-export function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-
-/** Calls `probe` every `intervalMs` until it resolves; rejects with its last error after `timeoutMs`. */
-export async function until<T>(
-  what: string,
-  probe: () => Promise<T>,
-  { timeoutMs = 15_000, intervalMs = 50 }: { timeoutMs?: number; intervalMs?: number } = {},
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let last: unknown;
-  for (;;) {
-    try {
-      return await probe();
-    } catch (error) {
-      last = error;
-    }
-    if (Date.now() >= deadline) {
-      throw new Error(
-        `timed out after ${timeoutMs} ms waiting for ${what}: ${(last as Error)?.message ?? last}`,
-      );
-    }
-    await sleep(intervalMs);
-  }
-}

@@ -1,5 +1,5 @@
 /** A {@link ScenarioTarget} on a stack started by `startStack` (e2e suites, the demo). */
-import type { Stack } from '../support/stack.js';
+import type { Stack } from '../stack/stack.js';
 import { httpTarget, type RedisControl, type ScenarioTarget } from './target.js';
 
 /** The stack's services over HTTP; Redis control from the stack's own Redis, unless `redisControl` is given. */

@@ -167,9 +167,9 @@ function arrivals(
     return starts.length === 0 ? -Infinity : Math.max(...starts);
   };
   for (const [service, list] of byService) {
-    const delays = (faults[service]?.rules ?? [])
-      .filter((rule) => rule.action === 'delay' && rule.at === 'before-handler' && rule.fired > 0)
-      .flatMap((rule) => Array<number>(rule.fired).fill(rule.ms ?? 0));
+    const delays = (faults[service]?.rules ?? []).flatMap((rule) =>
+      rule.action === 'delay' && rule.at === 'before-handler' ? Array<number>(rule.fired).fill(rule.ms) : [],
+    );
     const remaining = [...list];
     for (const ms of delays) {
       // The held request is the first one (in handler order) that, moved back by the delay, still comes after

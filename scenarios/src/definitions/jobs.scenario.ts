@@ -3,11 +3,11 @@
  * `invoices/before-ack` point), so BullMQ delivers the job again. The provider sends on every call here
  * (dedup off): one email is the worker's coordinator at work.
  */
+import { waitFor } from '@retry-safe/testing';
 import { randomUUID } from 'node:crypto';
-import type { HttpResult } from './http.js';
-import { until } from './http.js';
-import { defineScenario, type StepContext } from './scenario.js';
-import type { DeliveryEntry, EmailLedger } from './target.js';
+import type { HttpResult } from '../engine/http.js';
+import { defineScenario, type StepContext } from '../engine/scenario.js';
+import type { DeliveryEntry, EmailLedger } from '../engine/target.js';
 
 /** What one row measured. */
 export interface JobsData {
@@ -44,7 +44,7 @@ function jobsRow(design: string, coordinator: boolean, expected: readonly string
         throw new Error(`the gateway answered ${accepted.status}: ${accepted.text}`);
       const deliveryId = accepted.body.deliveryId as string;
       ctx.step('waiting for the job to be acknowledged');
-      const deliveries = await until(
+      const deliveries = await waitFor(
         'the job to be acknowledged',
         async () => {
           const mine = (await ctx.target.journal('worker')).filter(
@@ -55,7 +55,7 @@ function jobsRow(design: string, coordinator: boolean, expected: readonly string
           }
           return mine.sort((a, b) => a.attempt - b.attempt);
         },
-        { timeoutMs: 20_000 },
+        { timeoutMs: 20_000, intervalMs: 50 },
       );
       const emails = await ctx.target.emails();
       const acks = deliveries.filter((entry) => entry.status === 'completed').length;

@@ -1,5 +1,5 @@
 /**
- * `pnpm chaos`: the chaos run of issue 5 on a stack of its own (see e2e/chaos/chaos-engine.ts).
+ * `pnpm chaos`: the chaos run of issue 5 on a stack of its own (see src/chaos/chaos-engine.ts).
  *
  *   pnpm chaos [--n 500] [--dedup on|off] [--seed N] [--kills 3] [--concurrency 16] [--logs]
  *

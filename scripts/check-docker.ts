@@ -8,7 +8,7 @@
  * - a `CMD ["node", "dist/<x>.js"]` whose `src/<x>.ts` does not exist;
  * - a final stage without a non-root `USER` or a `HEALTHCHECK` (or one that needs curl), or a single-stage build;
  * - a compose `dockerfile:` that does not exist.
- * Usage: node e2e/dist/cli/check-docker.js [--root <repo>]. Exit code 1 lists every problem.
+ * Usage: node scripts/dist/check-docker.js [--root <repo>]. Exit code 1 lists every problem.
  */
 import { existsSync, readFileSync, readdirSync, statSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';

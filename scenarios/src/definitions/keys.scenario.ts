@@ -5,9 +5,9 @@
  * The `run` row turns provider dedup off: with it on, the provider would hide the duplicate the mode causes.
  */
 import { randomUUID } from 'node:crypto';
-import type { HttpResult } from './http.js';
-import { defineScenario, describeAnswer, type StepContext } from './scenario.js';
-import type { ChargeLedger } from './target.js';
+import type { HttpResult } from '../engine/http.js';
+import { defineScenario, describeAnswer, type StepContext } from '../engine/scenario.js';
+import type { ChargeLedger } from '../engine/target.js';
 
 /** What one row measured. */
 export interface KeysData {

@@ -5,17 +5,16 @@
  * prints the same measured tables. One definition, so the documented tables and the tested numbers cannot drift.
  */
 import { randomUUID } from 'node:crypto';
+import { DEMO_TENANTS } from '../demo-tenants.js';
 import { sequenceDiagram, type TimedNote } from './diagram.js';
-import { preciseNow, send, until, type ClientCall, type HttpResult } from './http.js';
+import { waitFor } from '@retry-safe/testing';
+import { preciseNow, send, type ClientCall, type HttpResult } from './http.js';
 import type { FaultSnapshot, JournalEntry, ScenarioTarget, Service } from './target.js';
 
-/** The two demo tenants (the README and `pnpm stack` document the same tokens). */
-export const DEMO_TENANTS = {
-  a: { token: 'demo-token-tenant-a', tenantId: 'a0000000-0000-4000-8000-00000000000a' },
-  b: { token: 'demo-token-tenant-b', tenantId: 'b0000000-0000-4000-8000-00000000000b' },
-} as const;
-
-/** How long the provider holds a charge when a scenario needs a request to stay inside the action. */
+/**
+ * How long the provider holds a charge when a scenario needs a request to stay inside the action: long enough for a
+ * duplicate to travel gateway -> orders -> payments on a loaded machine, short against the hops' 5 s attempt timeout.
+ */
 export const HOLD_MS = 2_500;
 
 /** A payment as a client sends it to the gateway. */
@@ -265,10 +264,14 @@ function stepContext(
       ]);
     },
     chargeIsHeld: async () => {
-      await until('a charge held at the provider', async () => {
-        const fired = (await target.faults('provider')).rules[0]?.fired;
-        if (fired !== 1) throw new Error(`the delay rule fired ${fired ?? 0} times`);
-      });
+      await waitFor(
+        'a charge held at the provider',
+        async () => {
+          const fired = (await target.faults('provider')).rules[0]?.fired;
+          if (fired !== 1) throw new Error(`the delay rule fired ${fired ?? 0} times`);
+        },
+        { timeoutMs: 15_000, intervalMs: 50 },
+      );
     },
   };
 }

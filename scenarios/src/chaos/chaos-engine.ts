@@ -4,9 +4,12 @@
  * random, the provider loses responses, and a payments process is SIGKILLed and started again a few times.
  * Afterwards every payment is checked against the provider's ledger and replayed once more.
  *
- * Used by `pnpm chaos` (e2e/cli/chaos.ts) and, smaller, by chaos.e2e-spec.ts.
+ * Used by `pnpm chaos` (src/cli/chaos.ts) and, smaller, by chaos.e2e-spec.ts.
  */
-import { DEMO_TENANTS, startStack, type FaultRule, type ServiceName, type Stack } from '../support/stack.js';
+import { sleep } from '@retry-safe/testing';
+import { DEMO_TENANTS } from '../demo-tenants.js';
+import type { FaultRule } from '../engine/target.js';
+import { startStack, type ServiceName, type Stack } from '../stack/stack.js';
 
 /** Options of {@link runChaos}. */
 export interface ChaosOptions {
@@ -135,10 +138,6 @@ function uuidFrom(random: () => number): string {
   hex[16] = ((Math.floor(random() * 4) & 0x3) | 0x8).toString(16);
   const s = hex.join('');
   return `${s.slice(0, 8)}-${s.slice(8, 12)}-${s.slice(12, 16)}-${s.slice(16, 20)}-${s.slice(20)}`;
-}
-
-function sleep(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** The drop rules of one hop: before or after the handler, so that together a request is dropped with `p`. */

@@ -2,11 +2,11 @@
  * lease: the first request's action outlives its 1 s lease (the provider holds the charge 2.5 s); a duplicate
  * arrives after the lease ran out. Provider dedup off: every execution is a charge.
  */
+import { sleep } from '@retry-safe/testing';
 import { randomUUID } from 'node:crypto';
-import type { HttpResult } from './http.js';
-import { sleep } from './http.js';
-import { defineScenario, describeAnswer, type StepContext } from './scenario.js';
-import type { ChargeLedger } from './target.js';
+import type { HttpResult } from '../engine/http.js';
+import { defineScenario, describeAnswer, type StepContext } from '../engine/scenario.js';
+import type { ChargeLedger } from '../engine/target.js';
 
 /** The lease of this scenario, short against the provider's hold. */
 export const SHORT_LEASE_MS = 1_000;

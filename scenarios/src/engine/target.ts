@@ -6,7 +6,14 @@
  */
 import { exec } from 'node:child_process';
 import { promisify } from 'node:util';
-import { send, sendExpecting, until } from './http.js';
+import type { FaultRuleInput, FaultSnapshot } from '@retry-safe/fault-injection';
+import { waitFor } from '@retry-safe/testing';
+import { send, sendExpecting } from './http.js';
+
+/** A rule of `PUT /__faults`, as packages/fault-injection defines it. */
+export type FaultRule = FaultRuleInput;
+/** `GET /__faults`: the rules (each with how often it fired) and requests per `METHOD /route/template`. */
+export type { FaultSnapshot };
 
 /** The services of a stack. */
 export const SERVICES = ['gateway', 'orders', 'payments', 'provider', 'worker'] as const;
@@ -22,25 +29,6 @@ export interface StackUrls {
   readonly payments: string;
   readonly provider: string;
   readonly worker?: string;
-}
-
-/** A rule of `PUT /__faults` (see packages/fault-injection). */
-export interface FaultRule {
-  method: string;
-  path: string;
-  at: 'before-handler' | 'after-handler';
-  action: 'drop' | 'delay' | 'status';
-  times?: number;
-  ms?: number;
-  status?: number;
-  code?: string;
-  match?: { header: string; value: string };
-}
-
-/** `GET /__faults`. */
-export interface FaultSnapshot {
-  rules: Array<FaultRule & { fired: number }>;
-  requests: Record<string, number>;
 }
 
 /** A request as a service's `GET /__requests` lists it (the HTTP services). */
@@ -162,7 +150,7 @@ export function httpTarget(urls: StackUrls, options: HttpTargetOptions = {}): Sc
     healthy: async (timeoutMs = 20_000) => {
       await Promise.all(
         services().map((service) =>
-          until(
+          waitFor(
             `${service} healthy`,
             async () => {
               const res = await send(`${urlOf(service)}/health`, { timeoutMs: 2_000 });

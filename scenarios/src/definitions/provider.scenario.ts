@@ -3,9 +3,9 @@
  * failed, so the reservation is released and orders' retry runs it again: a second call to the provider, with the
  * same provider key. Whether that charges again is up to the provider.
  */
-import type { HttpResult } from './http.js';
-import { defineScenario, type StepContext } from './scenario.js';
-import type { ChargeLedger } from './target.js';
+import type { HttpResult } from '../engine/http.js';
+import { defineScenario, type StepContext } from '../engine/scenario.js';
+import type { ChargeLedger } from '../engine/target.js';
 
 /** What one row measured. */
 export interface ProviderData {

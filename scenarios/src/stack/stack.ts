@@ -4,8 +4,7 @@
  * port, with fault injection on and the two demo tenants. Build first (`pnpm build`).
  */
 import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import {
   freePort,
   startRedis,
@@ -15,23 +14,15 @@ import {
   type StartRedisOptions,
 } from '@retry-safe/testing';
 import { Redis } from 'ioredis';
+import { DEMO_API_TOKENS } from '../demo-tenants.js';
+import type { FaultRule, FaultSnapshot } from '../engine/target.js';
+import { repoRoot } from '../repo-root.js';
 
 /** The services a stack can run. */
 export type ServiceName = 'provider' | 'payments' | 'orders' | 'gateway' | 'worker';
 
 /** Environment variables of one service, added to (and overriding) what the stack sets. */
 export type ServiceEnv = Record<string, string>;
-
-/** The two demo tenants and their bearer tokens (the README documents the same values). */
-export const DEMO_TENANTS = {
-  a: { token: 'demo-token-tenant-a', tenantId: 'a0000000-0000-4000-8000-00000000000a' },
-  b: { token: 'demo-token-tenant-b', tenantId: 'b0000000-0000-4000-8000-00000000000b' },
-} as const;
-
-/** `API_TOKENS` for {@link DEMO_TENANTS}. */
-export const DEMO_API_TOKENS = Object.values(DEMO_TENANTS)
-  .map(({ token, tenantId }) => `${token}=${tenantId}`)
-  .join(',');
 
 /** Options of {@link startStack}: per-service env overrides, e.g. `{ payments: { IDEMPOTENCY_IN_FLIGHT: 'run' } }`. */
 export interface StackOptions {
@@ -52,27 +43,6 @@ export interface StackOptions {
   redisUrl?: string;
   /** Print every service's output, prefixed. @default process.env.E2E_LOGS === '1' */
   logs?: boolean;
-}
-
-/** A rule of `PUT /__faults` (see packages/fault-injection). */
-export interface FaultRule {
-  method: string;
-  path: string;
-  at: 'before-handler' | 'after-handler';
-  action: 'drop' | 'delay' | 'status';
-  times?: number;
-  ms?: number;
-  status?: number;
-  code?: string;
-  retryAfter?: number;
-  probability?: number;
-  match?: { header: string; value: string };
-}
-
-/** `GET /__faults`: the rules (each with how often it fired) and requests per `METHOD /route/template`. */
-export interface FaultSnapshot {
-  rules: Array<FaultRule & { fired: number }>;
-  requests: Record<string, number>;
 }
 
 /** A row of provider-sim's `GET /v1/charges`. */
@@ -123,20 +93,6 @@ const ENTRIES: Record<ServiceName, string> = {
 
 function entry(app: string): string {
   return join(repoRoot(), 'apps', app, 'dist', 'main.js');
-}
-
-/**
- * The monorepo's root: the nearest directory above this file holding `pnpm-workspace.yaml`. Walked up rather than
- * a fixed `../..`, because this module runs both from `e2e/support/` (ts-jest) and from `e2e/dist/support/` (CLIs).
- */
-function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'pnpm-workspace.yaml'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no pnpm-workspace.yaml above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
-  }
-  return dir;
 }
 
 /**

@@ -4,9 +4,9 @@
  * (`IDEMPOTENCY_ON_STORE_UNAVAILABLE`, switched live).
  */
 import { randomUUID } from 'node:crypto';
-import type { HttpResult } from './http.js';
-import { defineScenario, type StepContext } from './scenario.js';
-import type { ChargeLedger } from './target.js';
+import type { HttpResult } from '../engine/http.js';
+import { defineScenario, type StepContext } from '../engine/scenario.js';
+import type { ChargeLedger } from '../engine/target.js';
 
 /** What one row measured. */
 export interface RedisDownData {

@@ -6,9 +6,9 @@
  * "No coordinator" runs with provider dedup off, where it would otherwise hide the duplicates; fresh keys defeat
  * provider dedup anyway (each attempt has its own provider key).
  */
-import type { HttpResult } from './http.js';
-import { defineScenario, type StepContext } from './scenario.js';
-import type { ChargeLedger } from './target.js';
+import type { HttpResult } from '../engine/http.js';
+import { defineScenario, type StepContext } from '../engine/scenario.js';
+import type { ChargeLedger } from '../engine/target.js';
 
 /** What one row measured. */
 export interface ChainData {

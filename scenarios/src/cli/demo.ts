@@ -12,11 +12,12 @@ import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { startPrivateRedisServer, startRedis, type RedisHandle } from '@retry-safe/testing';
-import { startStack, type Stack } from '../support/stack.js';
-import { SCENARIOS } from '../scenarios/index.js';
-import { startRedisGate, type RedisGate } from '../scenarios/redis-gate.js';
-import { formatResult, jsonReport, repoRoot, runAll } from '../scenarios/runner.js';
-import { stackTarget } from '../scenarios/stack-target.js';
+import { startStack, type Stack } from '../stack/stack.js';
+import { SCENARIOS } from '../definitions/index.js';
+import { startRedisGate, type RedisGate } from '../engine/redis-gate.js';
+import { formatResult, jsonReport, runAll } from '../engine/runner.js';
+import { repoRoot } from '../repo-root.js';
+import { stackTarget } from '../engine/stack-target.js';
 import { spawn } from 'node:child_process';
 
 const log = (line: string): void => {

@@ -4,9 +4,7 @@
  * `pnpm scenarios` and `pnpm demo`.
  */
 import { mkdir, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { runScenario, type RunOptions, type Scenario, type ScenarioResult } from './scenario.js';
 import type { ScenarioTarget } from './target.js';
 
@@ -117,17 +115,6 @@ export async function writeMarkdown(outDir: string, result: ScenarioResult): Pro
     if (row.diagram !== undefined) parts.push('```mermaid', row.diagram, '```', '');
   }
   await writeFile(join(outDir, `${result.name}.md`), parts.join('\n'));
-}
-
-/** The monorepo's root: the nearest directory above this module holding `pnpm-workspace.yaml`. */
-export function repoRoot(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
-  while (!existsSync(join(dir, 'pnpm-workspace.yaml'))) {
-    const parent = dirname(dir);
-    if (parent === dir) throw new Error(`no pnpm-workspace.yaml above ${fileURLToPath(import.meta.url)}`);
-    dir = parent;
-  }
-  return dir;
 }
 
 /** The JSON `--json` prints: every scenario, its expected and measured rows, and the diagrams. */

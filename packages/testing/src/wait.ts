@@ -1,0 +1,37 @@
+/** Resolves after `ms`. */
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
+
+/** How long {@link waitFor} keeps trying, and how often. */
+export interface WaitForOptions {
+  /** @default 10_000 */
+  timeoutMs?: number;
+  /** @default 25 */
+  intervalMs?: number;
+}
+
+/**
+ * Resolves with what `probe` resolves to, retrying every `intervalMs` until `timeoutMs` passes; then rejects with
+ * `what` and the probe's last error (as message and `cause`).
+ */
+export async function waitFor<T>(
+  what: string,
+  probe: () => Promise<T>,
+  { timeoutMs = 10_000, intervalMs = 25 }: WaitForOptions = {},
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      return await probe();
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline) {
+      const last = lastError instanceof Error ? lastError.message : String(lastError);
+      throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: ${last}`, { cause: lastError });
+    }
+    await sleep(intervalMs);
+  }
+}

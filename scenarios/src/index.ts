@@ -1,0 +1,51 @@
+/**
+ * `@retry-safe/scenarios`: the failure scenarios (one definition each: the question, the designs, the numbers each
+ * must produce, the steps that measure them), the engine that runs them against any stack over HTTP, the launcher
+ * of a local stack, and the chaos run. The CLIs (`pnpm demo`, `pnpm scenarios`, `pnpm chaos`) and the e2e suites
+ * import the same definitions, so the printed tables and the tested numbers cannot drift.
+ */
+export * from './definitions/index.js';
+export { ACK_FAILS_ONCE, type JobsData } from './definitions/jobs.scenario.js';
+export { secondGot, type KeysData } from './definitions/keys.scenario.js';
+export { SHORT_LEASE_MS, type LeaseData } from './definitions/lease.scenario.js';
+export type { ChainData } from './definitions/chain.scenario.js';
+export type { ProviderData } from './definitions/provider.scenario.js';
+export type { RedisDownData } from './definitions/redis-down.scenario.js';
+export * from './engine/scenario.js';
+export * from './engine/target.js';
+export {
+  send,
+  sendExpecting,
+  preciseNow,
+  type ClientCall,
+  type HttpResult,
+  type SendOptions,
+} from './engine/http.js';
+export {
+  formatResult,
+  jsonReport,
+  markdownTable,
+  runAll,
+  writeMarkdown,
+  type RunAllOptions,
+} from './engine/runner.js';
+export { startRedisGate, type RedisGate } from './engine/redis-gate.js';
+export { stackTarget } from './engine/stack-target.js';
+export { sequenceDiagram, type DiagramInput, type TimedNote } from './engine/diagram.js';
+export { DEMO_API_TOKENS, DEMO_TENANTS } from './demo-tenants.js';
+export {
+  startStack,
+  type ProviderCharge,
+  type ServiceEnv,
+  type ServiceName,
+  type Stack,
+  type StackOptions,
+} from './stack/stack.js';
+export {
+  formatChaosReport,
+  runChaos,
+  type ChaosOptions,
+  type ChaosReport,
+  type PerService,
+} from './chaos/chaos-engine.js';
+export { repoRoot } from './repo-root.js';
