@@ -45,7 +45,8 @@ export function countingAction(options: { holdMs?: number; fail?: boolean } = {}
   };
 }
 
-export const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));
+// One `sleep` for every suite (packages/testing); re-exported so the suites keep importing their support file.
+export { sleep } from '@retry-safe/testing';
 
 /** Wraps a store, counting calls per method, to prove how often the coordinator touched it. */
 export function countingStore(inner: IdempotencyStore): IdempotencyStore & { calls: Record<string, number> } {
