@@ -1,5 +1,6 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import retrySafe from './scripts/lint/boundaries.js';
 
 export default tseslint.config(
   { ignores: ['**/dist/**', '**/node_modules/**', '**/coverage/**', 'scenarios-out/**'] },
@@ -7,15 +8,18 @@ export default tseslint.config(
   ...tseslint.configs.recommended,
   {
     languageOptions: { globals: { process: 'readonly', console: 'readonly' } },
+    plugins: { 'retry-safe': retrySafe },
     rules: {
+      // Packages never import apps, apps never import each other, the idempotency core knows no driver: see the rule.
+      'retry-safe/boundaries': 'error',
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       'no-restricted-imports': [
         'error',
         {
           patterns: [
             {
-              group: ['**/apps/**', '@retry-safe/*/src/*', '@retry-safe/*/dist/*'],
-              message: 'Use the package entry; packages never import apps.',
+              group: ['@retry-safe/*/src/*', '@retry-safe/*/dist/*'],
+              message: 'Use the package entry (or one of its `exports` subpaths), never its files.',
             },
           ],
         },
