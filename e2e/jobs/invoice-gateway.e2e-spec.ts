@@ -12,14 +12,14 @@ import { Queue } from 'bullmq';
 import request from 'supertest';
 import { metricSample, waitFor } from '@retry-safe/testing';
 import {
-  jobsScenario,
-  type JobsData,
-  expectedTable,
-  runRow,
-  stackTarget,
   DEMO_TENANTS,
   startStack,
   type Stack,
+  expectedTable,
+  runRow,
+  stackTarget,
+  jobsScenario,
+  type JobsData,
 } from '@retry-safe/scenarios';
 import {
   INVOICES_QUEUE,

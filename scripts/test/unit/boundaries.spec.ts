@@ -1,0 +1,134 @@
+import { describe, it } from '@jest/globals';
+import { RuleTester } from 'eslint';
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import tseslint from 'typescript-eslint';
+import plugin from '../../lint/boundaries.js';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', '..');
+const at = (path: string) => join(ROOT, path);
+
+RuleTester.describe = describe;
+RuleTester.it = it;
+const tester = new RuleTester({ languageOptions: { parser: tseslint.parser, sourceType: 'module' } });
+
+/** One invalid case: `code` in `file` is refused with a message containing `says`. */
+const refused = (file: string, code: string, says: string) => ({
+  filename: at(file),
+  code,
+  errors: [{ message: new RegExp(says.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')) }],
+});
+
+tester.run('retry-safe/boundaries', plugin.rules.boundaries, {
+  valid: [
+    { filename: at('apps/gateway/src/app.module.ts'), code: "import { X } from './config/x.js';" },
+    {
+      filename: at('apps/orders/src/main.ts'),
+      code: "import { HttpClient } from '@retry-safe/http-client';",
+    },
+    {
+      filename: at('packages/idempotency/src/coordinator.ts'),
+      code: "import type { IdempotencyStore } from './store.js';",
+    },
+    {
+      filename: at('packages/idempotency/src/redis/redis-store.ts'),
+      code: "import type { Redis } from 'ioredis';",
+    },
+    {
+      filename: at('packages/idempotency/src/nest/idempotency.module.ts'),
+      code: "import { Module } from '@nestjs/common';",
+    },
+    { filename: at('packages/idempotency/src/nest/index.ts'), code: "export * from '../coordinator.js';" },
+    { filename: at('packages/idempotency/test/unit/x.spec.ts'), code: "import { Redis } from 'ioredis';" },
+    {
+      filename: at('apps/provider-sim/src/app.module.ts'),
+      code: "import { FaultInjectionModule } from '@retry-safe/fault-injection';",
+    },
+    {
+      filename: at('apps/provider-sim/test/unit/x.spec.ts'),
+      code: "import { startRedis } from '@retry-safe/testing';",
+    },
+    {
+      filename: at('e2e/keys/keys.e2e-spec.ts'),
+      code: "import { startStack } from '@retry-safe/scenarios';",
+    },
+    { filename: at('scenarios/src/cli/demo.ts'), code: "import { startRedis } from '@retry-safe/testing';" },
+  ],
+  invalid: [
+    refused(
+      'packages/http-client/src/x.ts',
+      "import '@retry-safe/gateway';",
+      'nothing imports an app (apps/gateway)',
+    ),
+    refused(
+      'packages/testing/src/x.ts',
+      "export * from '../../../apps/orders/src/app.module.js';",
+      'nothing imports an app (apps/orders)',
+    ),
+    refused(
+      'apps/gateway/src/x.ts',
+      "import '../../orders/src/main.js';",
+      'nothing imports an app (apps/orders)',
+    ),
+    refused(
+      'apps/orders/src/x.ts',
+      "const m = await import('@retry-safe/payments');",
+      'nothing imports an app (apps/payments)',
+    ),
+    refused(
+      'scenarios/src/x.ts',
+      "import type { AppModule } from '@retry-safe/orders';",
+      'nothing imports an app (apps/orders)',
+    ),
+    refused(
+      'packages/testing/src/x.ts',
+      "import { SCENARIOS } from '@retry-safe/scenarios';",
+      'packages sit below scenarios',
+    ),
+    refused(
+      'packages/idempotency/src/coordinator.ts',
+      "import type { Redis } from 'ioredis';",
+      'imports no driver or framework (ioredis)',
+    ),
+    refused(
+      'packages/idempotency/src/store.ts',
+      "import pg from 'pg';",
+      'imports no driver or framework (pg)',
+    ),
+    refused(
+      'packages/idempotency/src/errors.ts',
+      "import { HttpException } from '@nestjs/common';",
+      'imports no driver or framework (@nestjs/common)',
+    ),
+    refused(
+      'packages/idempotency/src/index.ts',
+      "export { RedisIdempotencyStore } from './redis/redis-store.js';",
+      'does not import its adapters',
+    ),
+    refused(
+      'packages/fault-injection/src/x.ts',
+      "import { IdempotencyCoordinator } from '@retry-safe/idempotency';",
+      'fault injection and idempotency',
+    ),
+    refused(
+      'packages/idempotency/src/x.ts',
+      "import '../../fault-injection/src/index.js';",
+      'fault injection and idempotency',
+    ),
+    refused(
+      'apps/provider-sim/src/x.ts',
+      "import { INVOICE_JOB } from '@retry-safe/contracts';",
+      'not @retry-safe/contracts',
+    ),
+    refused(
+      'apps/provider-sim/src/x.ts',
+      "import { parseKey } from '@retry-safe/idempotency';",
+      'not @retry-safe/idempotency',
+    ),
+    refused(
+      'apps/provider-sim/src/x.ts',
+      "import '../../../packages/http-client/src/index.js';",
+      'not @retry-safe/http-client',
+    ),
+  ],
+});
