@@ -8,6 +8,7 @@
  */
 import { parseArgs } from 'node:util';
 import { formatChaosReport, runChaos, type ChaosOptions } from '../chaos/chaos-engine.js';
+import { runCli } from './run-cli.js';
 
 const USAGE =
   'usage: pnpm chaos [--n 500] [--dedup on|off] [--seed N] [--kills 3] [--concurrency 16] [--logs]';
@@ -72,12 +73,4 @@ async function main(): Promise<number> {
   return report.ok ? 0 : 1;
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exitCode = 1;
-  },
-);
+runCli(main);

@@ -19,6 +19,7 @@ import { formatResult, jsonReport, runAll } from '../engine/runner.js';
 import { repoRoot } from '../repo-root.js';
 import { stackTarget } from '../engine/stack-target.js';
 import { spawn } from 'node:child_process';
+import { runCli } from './run-cli.js';
 
 const log = (line: string): void => {
   process.stderr.write(`${line}\n`);
@@ -130,12 +131,4 @@ function describeSource(redis: RedisHandle): string {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    log(`demo: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
-    process.exitCode = 1;
-  },
-);
+runCli(main, 'demo: ');

@@ -18,6 +18,7 @@ import { SCENARIOS } from '../definitions/index.js';
 import { commandRedisControl, httpTarget, type StackUrls } from '../engine/target.js';
 import { send } from '../engine/http.js';
 import { join } from 'node:path';
+import { runCli } from './run-cli.js';
 
 const USAGE = `Usage: pnpm scenarios [name...] [--json] [--out <dir>]
 Scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (default: all)
@@ -112,12 +113,4 @@ async function preflight(url: string): Promise<string | undefined> {
   }
 }
 
-main().then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    console.error(error instanceof Error ? (error.stack ?? error.message) : error);
-    process.exitCode = 1;
-  },
-);
+runCli(main);
