@@ -15,7 +15,7 @@ import { URL, fileURLToPath } from 'node:url';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
 
-// The two demo tenants (README): `Authorization: Bearer demo-token-tenant-a` is tenant A.
+// The two demo tenants (docs/configuration.md): `Authorization: Bearer demo-token-tenant-a` is tenant A.
 const DEMO_API_TOKENS =
   'demo-token-tenant-a=a0000000-0000-4000-8000-00000000000a,demo-token-tenant-b=b0000000-0000-4000-8000-00000000000b';
 

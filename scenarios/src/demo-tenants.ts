@@ -1,4 +1,4 @@
-/** The two demo tenants and their bearer tokens (the README and `pnpm stack` document the same values). */
+/** The two demo tenants and their bearer tokens (docs/configuration.md and `pnpm stack` document the same values). */
 export const DEMO_TENANTS = {
   a: { token: 'demo-token-tenant-a', tenantId: 'a0000000-0000-4000-8000-00000000000a' },
   b: { token: 'demo-token-tenant-b', tenantId: 'b0000000-0000-4000-8000-00000000000b' },

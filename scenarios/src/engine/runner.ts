@@ -52,7 +52,7 @@ export async function runAll(
   return results;
 }
 
-/** A Markdown table (what the runner prints and the README shows). */
+/** A Markdown table (what the runner prints and docs/scenarios.md shows). */
 export function markdownTable(columns: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const widths = columns.map((column, i) =>
     Math.max(column.length, ...rows.map((row) => (row[i] ?? '').length)),
