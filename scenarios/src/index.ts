@@ -41,11 +41,11 @@ export {
   type Stack,
   type StackOptions,
 } from './stack/stack.js';
+export { runChaos } from './chaos/chaos-engine.js';
 export {
   formatChaosReport,
-  runChaos,
   type ChaosOptions,
   type ChaosReport,
   type PerService,
-} from './chaos/chaos-engine.js';
+} from './chaos/chaos-report.js';
 export { repoRoot } from './repo-root.js';

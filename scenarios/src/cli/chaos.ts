@@ -7,7 +7,8 @@
  * none was lost, the duplicates being the point, reported per path), 1 otherwise, 2 for bad arguments.
  */
 import { parseArgs } from 'node:util';
-import { formatChaosReport, runChaos, type ChaosOptions } from '../chaos/chaos-engine.js';
+import { runChaos } from '../chaos/chaos-engine.js';
+import { formatChaosReport, type ChaosOptions } from '../chaos/chaos-report.js';
 import { runCli } from './run-cli.js';
 
 const USAGE =
