@@ -8,7 +8,8 @@
  * - the idempotency core (`packages/idempotency/src` outside `redis/`, `nest/`, `postgres/`) imports no driver and
  *   no framework, neither directly nor through those folders: only its subpath entries know them;
  * - fault injection knows nothing of idempotency, and the reverse;
- * - provider-sim stands for an external system: of the workspace it uses only the generic infrastructure.
+ * - provider-sim stands for an external system: of the workspace it uses only the generic infrastructure, never
+ *   its callers' contracts.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -20,12 +21,18 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 const CORE_FORBIDDEN = ['ioredis', 'pg', 'pg-*', '@nestjs/*', 'express', 'bullmq'];
 /** The folders of packages/idempotency/src that may (they are the `./redis`, `./nest`, `./postgres` entries). */
 const CORE_ADAPTERS = /^packages\/idempotency\/src\/(?:redis|nest|postgres)\//;
-/** The `@retry-safe/*` packages provider-sim may import: infrastructure with no business code of its callers. */
+/**
+ * What provider-sim may import of the workspace: generic infrastructure with no business code of its callers. A
+ * name allows every entry of that package; `@retry-safe/contracts/http` (header names, the problem+json wire form)
+ * allows that entry alone: the rest of `contracts` is its callers' business (jobs, commands).
+ */
 const PROVIDER_SIM_MAY_USE = [
   '@retry-safe/app-shell',
   '@retry-safe/service-kit',
   '@retry-safe/fault-injection',
   '@retry-safe/testing',
+  '@retry-safe/idempotency',
+  '@retry-safe/contracts/http',
 ];
 
 /** Workspace directories (relative, POSIX) by package name, from pnpm-workspace.yaml. */
@@ -74,7 +81,9 @@ function resolveTarget(fromRel, source) {
   }
   const name = packageName(source);
   const dir = WORKSPACES.get(name);
-  return dir === undefined ? { external: name, name } : { rel: dir, dir, name };
+  return dir === undefined
+    ? { external: name, name, specifier: source }
+    : { rel: dir, dir, name, specifier: source };
 }
 
 /** The boundary `source` crosses when imported from `fromRel`, as a message, or `undefined`. */
@@ -97,9 +106,10 @@ export function crossedBoundary(fromRel, source) {
     from === 'apps/provider-sim' &&
     !own &&
     target.name?.startsWith('@retry-safe/') &&
-    !PROVIDER_SIM_MAY_USE.includes(target.name)
+    !PROVIDER_SIM_MAY_USE.includes(target.name) &&
+    !PROVIDER_SIM_MAY_USE.includes(target.specifier ?? '')
   )
-    return `provider-sim stands for an external system: of the workspace it may use ${PROVIDER_SIM_MAY_USE.join(', ')}, not ${target.name}`;
+    return `provider-sim stands for an external system: of the workspace it may use ${PROVIDER_SIM_MAY_USE.join(', ')}, not ${target.specifier ?? target.name}`;
   if (fromRel.startsWith('packages/idempotency/src/') && !CORE_ADAPTERS.test(fromRel)) {
     if (target.external !== undefined && matches(target.external, CORE_FORBIDDEN))
       return `the idempotency core imports no driver or framework (${target.external}); only src/redis, src/nest and src/postgres may`;

@@ -49,6 +49,14 @@ tester.run('retry-safe/boundaries', plugin.rules.boundaries, {
       code: "import { startRedis } from '@retry-safe/testing';",
     },
     {
+      filename: at('apps/provider-sim/src/charges/charges.controller.ts'),
+      code: "import { ChainHeader } from '@retry-safe/contracts/http';",
+    },
+    {
+      filename: at('apps/provider-sim/src/common/request-parsing.ts'),
+      code: "import { parseIdempotencyKeyHeader } from '@retry-safe/idempotency';",
+    },
+    {
       filename: at('e2e/keys/keys.e2e-spec.ts'),
       code: "import { startStack } from '@retry-safe/scenarios';",
     },
@@ -122,8 +130,8 @@ tester.run('retry-safe/boundaries', plugin.rules.boundaries, {
     ),
     refused(
       'apps/provider-sim/src/x.ts',
-      "import { parseKey } from '@retry-safe/idempotency';",
-      'not @retry-safe/idempotency',
+      "import { INVOICE_JOB_SCHEMA } from '@retry-safe/contracts/jobs';",
+      'not @retry-safe/contracts/jobs',
     ),
     refused(
       'apps/provider-sim/src/x.ts',
