@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from '@jest/globals';
 import type { Cluster, Redis } from 'ioredis';
-import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { sleep, startRedis, type RedisHandle } from '@retry-safe/testing';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
 import {
   IdempotencyCoordinator,
@@ -46,7 +46,7 @@ export function countingAction(options: { holdMs?: number; fail?: boolean } = {}
 }
 
 // One `sleep` for every suite (packages/testing); re-exported so the suites keep importing their support file.
-export { sleep } from '@retry-safe/testing';
+export { sleep };
 
 /** Wraps a store, counting calls per method, to prove how often the coordinator touched it. */
 export function countingStore(inner: IdempotencyStore): IdempotencyStore & { calls: Record<string, number> } {
