@@ -28,7 +28,6 @@ const CORE_ADAPTERS = /^packages\/idempotency\/src\/(?:redis|nest|postgres)\//;
  */
 const PROVIDER_SIM_MAY_USE = [
   '@retry-safe/app-shell',
-  '@retry-safe/service-kit',
   '@retry-safe/fault-injection',
   '@retry-safe/testing',
   '@retry-safe/idempotency',
