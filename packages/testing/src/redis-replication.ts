@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { waitFor } from './free-port.js';
+import { waitFor } from './wait.js';
 import { startPrivateRedisServer, type RedisHandle } from './redis-server.js';
 import { startTcpProxy, type TcpProxyTarget } from './tcp-proxy.js';
 
