@@ -63,15 +63,8 @@ async function main(): Promise<number> {
     redis = await findRedis();
     log(`demo: Redis from ${describeSource(redis)} at ${redis.url}`);
     gate = await startRedisGate(redis);
-    // Isolated even on a shared Redis: its own idempotency records and its own queue.
-    const tag = `demo-${randomUUID().slice(0, 8)}`;
     log('demo: starting provider-sim, payments, orders, gateway and invoice-worker (FAULTS_ENABLED=true)');
-    starting = startStack({
-      redisUrl: gate.url,
-      payments: { IDEMPOTENCY_KEY_PREFIX: `${tag}:idem:` },
-      orders: { BULLMQ_PREFIX: tag },
-      worker: { BULLMQ_PREFIX: tag, IDEMPOTENCY_KEY_PREFIX: `${tag}:idem:` },
-    });
+    starting = startDemoStack(gate.url);
     const stack = await starting;
     if (interrupted.signal.aborted) return 130;
     log(`demo: stack up, gateway at ${stack.urls.gateway}`);
@@ -82,19 +75,33 @@ async function main(): Promise<number> {
       signal: interrupted.signal,
     });
     if (interrupted.signal.aborted) return 130;
-    if (values.json) console.log(JSON.stringify(jsonReport(results), null, 2));
-    else {
-      for (const result of results) console.log(`\n${formatResult(result)}`);
-      console.log(`\nDiagrams of what happened: ${outDir}/<name>.md`);
-    }
-    const ok = results.every(
-      (result) => result.error === undefined && result.rows.every((row) => row.matches),
-    );
-    log(ok ? 'demo: every scenario measured its expected numbers' : 'demo: SOME SCENARIOS DID NOT MATCH');
-    return ok ? 0 : 1;
+    return printResults(results, values.json, outDir) ? 0 : 1;
   } finally {
     await shutdown();
   }
+}
+
+/** The whole stack on the gate's Redis, isolated even on a shared Redis: its own records and its own queue. */
+function startDemoStack(redisUrl: string): Promise<Stack> {
+  const tag = `demo-${randomUUID().slice(0, 8)}`;
+  return startStack({
+    redisUrl,
+    payments: { IDEMPOTENCY_KEY_PREFIX: `${tag}:idem:` },
+    orders: { BULLMQ_PREFIX: tag },
+    worker: { BULLMQ_PREFIX: tag, IDEMPOTENCY_KEY_PREFIX: `${tag}:idem:` },
+  });
+}
+
+/** Prints every table (or the JSON report); true when every scenario ran and measured its expected numbers. */
+function printResults(results: Awaited<ReturnType<typeof runAll>>, json: boolean, outDir: string): boolean {
+  if (json) console.log(JSON.stringify(jsonReport(results), null, 2));
+  else {
+    for (const result of results) console.log(`\n${formatResult(result)}`);
+    console.log(`\nDiagrams of what happened: ${outDir}/<name>.md`);
+  }
+  const ok = results.every((result) => result.error === undefined && result.rows.every((row) => row.matches));
+  log(ok ? 'demo: every scenario measured its expected numbers' : 'demo: SOME SCENARIOS DID NOT MATCH');
+  return ok;
 }
 
 /** REDIS_URL; else a private redis-server; else testcontainers (startRedis tries a container when Docker answers). */

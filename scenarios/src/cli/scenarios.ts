@@ -15,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { formatResult, jsonReport, runAll } from '../engine/runner.js';
 import { repoRoot } from '../repo-root.js';
 import { SCENARIOS } from '../definitions/index.js';
-import { commandRedisControl, httpTarget, type StackUrls } from '../engine/target.js';
+import { commandRedisControl, httpTarget, type ScenarioTarget, type StackUrls } from '../engine/target.js';
 import { send } from '../engine/http.js';
 import { join } from 'node:path';
 import { runCli } from './run-cli.js';
@@ -46,34 +46,12 @@ async function main(): Promise<number> {
   }
   const chosen = positionals.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => positionals.includes(s.name));
 
-  const env = process.env;
-  const first = (list: string): string => (list.split(',')[0] ?? list).trim().replace(/\/+$/, '');
-  const urls: StackUrls = {
-    gateway: first(env['GATEWAY_URL'] ?? 'http://127.0.0.1:3000'),
-    orders: first(env['ORDERS_URL'] ?? 'http://127.0.0.1:3001'),
-    payments: first(env['PAYMENTS_URL'] ?? 'http://127.0.0.1:3002'),
-    provider: first(env['PROVIDER_URL'] ?? 'http://127.0.0.1:3003'),
-  };
-  const problems: string[] = [];
-  for (const [service, url] of Object.entries(urls)) {
-    const problem = await preflight(url);
-    if (problem !== undefined) problems.push(`${service} at ${url}: ${problem}`);
-  }
-  const workerUrl = first(env['WORKER_URL'] ?? 'http://127.0.0.1:3004');
-  const workerProblem = await preflight(workerUrl);
-  if (workerProblem !== undefined && env['WORKER_URL'] !== undefined) {
-    problems.push(`worker at ${workerUrl}: ${workerProblem}`);
-  }
-  if (problems.length > 0) {
-    console.error(`The stack is not ready:\n  ${problems.join('\n  ')}\n\n${USAGE}`);
+  const found = await runningStack(process.env);
+  if ('problems' in found) {
+    console.error(`The stack is not ready:\n  ${found.problems.join('\n  ')}\n\n${USAGE}`);
     return 2;
   }
-  const stopCommand = env['REDIS_STOP_CMD'];
-  const startCommand = env['REDIS_START_CMD'];
-  const target = httpTarget(
-    workerProblem === undefined ? { ...urls, worker: workerUrl } : urls,
-    stopCommand && startCommand ? { redisControl: commandRedisControl(stopCommand, startCommand) } : {},
-  );
+  const target = found.target;
 
   const outDir = values.out ?? join(repoRoot(), 'scenarios-out');
   // Ctrl-C: no new scenario starts; the one running finishes its row (the stack is left reset by the next run).
@@ -98,6 +76,38 @@ async function main(): Promise<number> {
       result.error !== undefined || result.rows.some((row) => !row.matches && row.skipped === undefined),
   );
   return failed.length === 0 ? 0 : 1;
+}
+
+/** The running stack the env names (defaults: `pnpm stack`'s ports), or why it cannot be used. */
+async function runningStack(
+  env: NodeJS.ProcessEnv,
+): Promise<{ target: ScenarioTarget } | { problems: string[] }> {
+  const first = (list: string): string => (list.split(',')[0] ?? list).trim().replace(/\/+$/, '');
+  const urls: StackUrls = {
+    gateway: first(env['GATEWAY_URL'] ?? 'http://127.0.0.1:3000'),
+    orders: first(env['ORDERS_URL'] ?? 'http://127.0.0.1:3001'),
+    payments: first(env['PAYMENTS_URL'] ?? 'http://127.0.0.1:3002'),
+    provider: first(env['PROVIDER_URL'] ?? 'http://127.0.0.1:3003'),
+  };
+  const problems: string[] = [];
+  for (const [service, url] of Object.entries(urls)) {
+    const problem = await preflight(url);
+    if (problem !== undefined) problems.push(`${service} at ${url}: ${problem}`);
+  }
+  // The worker is optional unless named: without it the jobs scenario says it was skipped.
+  const workerUrl = first(env['WORKER_URL'] ?? 'http://127.0.0.1:3004');
+  const workerProblem = await preflight(workerUrl);
+  if (workerProblem !== undefined && env['WORKER_URL'] !== undefined) {
+    problems.push(`worker at ${workerUrl}: ${workerProblem}`);
+  }
+  if (problems.length > 0) return { problems };
+  const stopCommand = env['REDIS_STOP_CMD'];
+  const startCommand = env['REDIS_START_CMD'];
+  const target = httpTarget(
+    workerProblem === undefined ? { ...urls, worker: workerUrl } : urls,
+    stopCommand && startCommand ? { redisControl: commandRedisControl(stopCommand, startCommand) } : {},
+  );
+  return { target };
 }
 
 /** Why `url` cannot be used for scenarios, or `undefined`. */
