@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { dockerAnswers } from './docker.js';
-import { freePort, waitFor } from './free-port.js';
+import { freePort } from './free-port.js';
+import { waitFor } from './wait.js';
 import { containerControl, type ServerControl } from './server-control.js';
 
 const run = promisify(execFile);
