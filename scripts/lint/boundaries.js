@@ -18,7 +18,7 @@ import { fileURLToPath } from 'node:url';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 
 /** Drivers and frameworks the idempotency core may not import (package names, `*` as a prefix). */
-const CORE_FORBIDDEN = ['ioredis', 'pg', 'pg-*', '@nestjs/*', 'express', 'bullmq'];
+const CORE_FORBIDDEN = ['ioredis', 'pg', 'pg-*', 'kysely', '@nestjs/*', 'express', 'bullmq'];
 /** The folders of packages/idempotency/src that may (they are the `./redis`, `./nest`, `./postgres` entries). */
 const CORE_ADAPTERS = /^packages\/idempotency\/src\/(?:redis|nest|postgres)\//;
 /**
