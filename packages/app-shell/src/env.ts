@@ -31,6 +31,50 @@ export function envRedisUrl() {
   return z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });
 }
 
+/** A comma-separated list of `redis://` or `rediss://` URLs (Redis Cluster nodes), empty when unset. */
+export function envRedisNodes() {
+  return z
+    .string()
+    .optional()
+    .transform((list) =>
+      (list ?? '')
+        .split(',')
+        .map((node) => node.trim())
+        .filter((node) => node !== ''),
+    )
+    .pipe(z.array(envRedisUrl()));
+}
+
+// On Redis Cluster only the part between the first `{` and the next `}` is hashed: a prefix carrying one puts every
+// key under it in one slot, as the multi-key scripts of a BullMQ queue need.
+const HASH_TAG = /\{[^{}]+\}/;
+
+/** True when `prefix` carries a Redis Cluster hash tag (`{invoices}`). */
+export function hasHashTag(prefix: string): boolean {
+  return HASH_TAG.test(prefix);
+}
+
+/** A BullMQ key prefix: 1-`maxLength` letters, digits, `_ . -`, and at most one `{hash tag}`. */
+export function envBullmqPrefix(maxLength: number) {
+  return z
+    .string()
+    .regex(
+      new RegExp(`^[A-Za-z0-9_.{}-]{1,${maxLength}}$`),
+      `must be 1-${maxLength} letters, digits, _ . - or a {hash tag}`,
+    )
+    .refine(
+      (prefix) => !/[{}]/.test(prefix.replace(HASH_TAG, '')),
+      'braces must enclose one non-empty hash tag',
+    );
+}
+
+/** The message for a Cluster without a hash tag in the queue prefix, or `undefined` when the pair is valid. */
+export function clusterPrefixProblem(clusterNodes: readonly string[], prefix: string): string | undefined {
+  return clusterNodes.length > 0 && !hasHashTag(prefix)
+    ? 'must contain a {hash tag} (e.g. {invoices}) when REDIS_CLUSTER_NODES is set'
+    : undefined;
+}
+
 /** The environment is invalid; `message` names every offending variable. */
 export class ConfigError extends Error {
   readonly code = 'CONFIG_INVALID';

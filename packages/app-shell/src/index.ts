@@ -6,11 +6,15 @@ export { DEFAULT_BODY_LIMIT_BYTES, type AppShellOptions } from './shell/app-shel
 export { SHELL_APP_OPTIONS, bootstrap, type BootstrapOptions } from './shell/bootstrap.js';
 export {
   ConfigError,
+  clusterPrefixProblem,
   envBool,
+  envBullmqPrefix,
   envHttpUrl,
   envInt,
   envPort,
+  envRedisNodes,
   envRedisUrl,
+  hasHashTag,
   parseEnv,
   type ParseEnvOptions,
 } from './env.js';
@@ -29,7 +33,14 @@ export {
   createIdempotencyKeyDecorator,
   type IdempotencyKeyDecoratorOptions,
 } from './idempotency-key.decorator.js';
-export { HttpMetrics, MetricsController, MetricsModule, type Counter, type Histogram } from './metrics.js';
+export {
+  HttpMetrics,
+  MetricsController,
+  MetricsModule,
+  type Counter,
+  type Gauge,
+  type Histogram,
+} from './metrics.js';
 export {
   ProblemExceptionFilter,
   describeError,
@@ -49,7 +60,15 @@ export {
   type HealthReport,
   type ReadinessCheck,
 } from './health/health.controller.js';
-export { REDIS_CLIENT, RedisModule, createRedisClient, pingRedis, type RedisModuleOptions } from './redis.js';
+export {
+  REDIS_CLIENT,
+  RedisModule,
+  createRedisClient,
+  createRedisConnection,
+  pingRedis,
+  type RedisLocation,
+  type RedisModuleOptions,
+} from './redis.js';
 export { relay } from './relay.js';
 export {
   Chain,

@@ -9,10 +9,11 @@ import {
   type Type,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { Counter, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
-// The types of the metrics a subclass declares with `counter()`/`histogram()`, nameable from the app.
-export type { Counter, Histogram };
+// The types of the metrics a subclass declares with `counter()`/`histogram()`/`gaugeReadOnScrape()`, nameable from
+// the app.
+export type { Counter, Gauge, Histogram };
 
 /**
  * The Prometheus metrics every HTTP service has, in a registry of its own. An app with metrics of its own extends
@@ -77,6 +78,23 @@ export class HttpMetrics {
     labelNames: readonly L[] = [],
   ): Histogram<L> {
     return new Histogram({ name, help, buckets: [...buckets], labelNames, registers: [this.registry] });
+  }
+
+  /**
+   * A gauge in this registry whose value is read at every scrape, for a number that lives elsewhere (a queue's
+   * length in Redis, the same for every replica). `read` resolving `undefined` keeps the last value: a store away at
+   * scrape time must not fail the whole scrape.
+   */
+  gaugeReadOnScrape(name: string, help: string, read: () => Promise<number | undefined>): Gauge {
+    return new Gauge({
+      name,
+      help,
+      registers: [this.registry],
+      async collect() {
+        const value = await read();
+        if (value !== undefined) this.set(value);
+      },
+    });
   }
 
   /**

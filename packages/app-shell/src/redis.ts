@@ -6,7 +6,7 @@ import {
   type DynamicModule,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 /** DI token of the shared ioredis client. */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
@@ -35,13 +35,48 @@ export function createRedisClient(url: string, logger: Logger): Redis {
   return redis;
 }
 
-/** Options of {@link RedisModule.forRoot}. */
-export interface RedisModuleOptions {
+/** Where a service's Redis is: one server, or a Cluster. */
+export interface RedisLocation {
   /** The Redis URL (`REDIS_URL`). */
   readonly url: string;
   /**
+   * `redis://` URLs of Redis Cluster nodes to start from (the client discovers the others); when given, the client
+   * is an ioredis `Cluster` and `url` is not used. Keys a multi-key script touches must then share a hash tag.
+   * @default none
+   */
+  readonly clusterNodes?: readonly string[];
+}
+
+/**
+ * A new ioredis connection to `location`: a `Cluster` when Cluster nodes are given, else a `Redis`. `options`
+ * apply to every node's connection (user, password and TLS of a Cluster come from its first node's URL).
+ */
+export function createRedisConnection(location: RedisLocation, options: RedisOptions): Redis | Cluster {
+  const nodes = location.clusterNodes ?? [];
+  if (nodes.length === 0) return new Redis(location.url, options);
+  const first = new URL(nodes[0] as string);
+  return new Cluster(
+    nodes.map((node) => {
+      const url = new URL(node);
+      return { host: url.hostname, port: Number(url.port || 6379) };
+    }),
+    {
+      redisOptions: {
+        ...options,
+        ...(first.username === '' ? {} : { username: decodeURIComponent(first.username) }),
+        ...(first.password === '' ? {} : { password: decodeURIComponent(first.password) }),
+        ...(first.protocol === 'rediss:' ? { tls: {} } : {}),
+      },
+    },
+  );
+}
+
+/** Options of {@link RedisModule.forRoot}. */
+export interface RedisModuleOptions extends RedisLocation {
+  /**
    * Fail fast while Redis is down ({@link createRedisClient}): what a request path wants, a 503 at once rather than
-   * a hang. `false` keeps ioredis' offline queue (one retry per command), for a consumer that would rather wait.
+   * a hang. `false` keeps ioredis' offline queue (one retry per command), for a consumer that would rather wait;
+   * a Cluster client always does (its reconnection is the Cluster's).
    * @default true
    */
   readonly failFast?: boolean;
@@ -51,7 +86,7 @@ export interface RedisModuleOptions {
 @Global()
 @Module({})
 export class RedisModule implements OnApplicationShutdown {
-  constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis) {}
+  constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis | Cluster) {}
 
   static forRoot(options: RedisModuleOptions): DynamicModule {
     return {
@@ -60,8 +95,8 @@ export class RedisModule implements OnApplicationShutdown {
         {
           provide: REDIS_CLIENT,
           useFactory: () =>
-            options.failFast === false
-              ? new Redis(options.url, { maxRetriesPerRequest: 1 })
+            options.failFast === false || (options.clusterNodes ?? []).length > 0
+              ? createRedisConnection(options, { maxRetriesPerRequest: 1 })
               : createRedisClient(options.url, new Logger('redis')),
         },
       ],
@@ -78,7 +113,7 @@ export class RedisModule implements OnApplicationShutdown {
 const PING_TIMEOUT_MS = 500;
 
 /** True when `redis` answers PING within 500 ms. */
-export async function pingRedis(redis: Redis): Promise<boolean> {
+export async function pingRedis(redis: Redis | Cluster): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<false>((resolve) => {
     timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);

@@ -9,7 +9,7 @@ import {
 } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { FaultInjectionModule } from '@retry-safe/fault-injection';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { RequestJournal, RequestJournalController, SCENARIO_JOURNAL } from '../admin/request-journal.js';
 import { RuntimeSettings } from '../admin/runtime-settings.js';
 import { RuntimeSettingsController } from '../admin/runtime-settings.controller.js';
@@ -97,6 +97,8 @@ function readinessProvider(withRedis: boolean): Provider {
   return {
     provide: READINESS_CHECKS,
     inject: [REDIS_CLIENT],
-    useFactory: (redis: Redis): ReadinessCheck[] => [{ name: 'redis', check: () => pingRedis(redis) }],
+    useFactory: (redis: Redis | Cluster): ReadinessCheck[] => [
+      { name: 'redis', check: () => pingRedis(redis) },
+    ],
   };
 }

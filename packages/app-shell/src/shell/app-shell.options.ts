@@ -4,6 +4,7 @@ import type { RuntimeSettingsDefinition } from '../admin/runtime-settings.js';
 import type { HttpMetrics } from '../metrics.js';
 import type { ProblemExceptionFilterOptions } from '../problem-exception.filter.js';
 import type { RequestContextOptions } from '../request-context.js';
+import type { RedisModuleOptions } from '../redis.js';
 
 /** Largest JSON body by default: Express' own default (100 kB), for apps without a `BODY_LIMIT_BYTES`. */
 export const DEFAULT_BODY_LIMIT_BYTES = 102_400;
@@ -30,7 +31,7 @@ export interface AppShellOptions<C, S extends object = never> {
   /** The app's metrics class (a subclass of {@link HttpMetrics}). @default HttpMetrics */
   readonly metrics?: Type<HttpMetrics>;
   /** The Redis the app needs (`REDIS_URL`): the client, and readiness depends on it. @default none */
-  readonly redis?: { readonly url: string; readonly failFast?: boolean };
+  readonly redis?: RedisModuleOptions;
   /** What a scenario may switch with `PUT /__config`; without it the app has no `/__config`. */
   readonly settings?: RuntimeSettingsDefinition<S>;
   /**

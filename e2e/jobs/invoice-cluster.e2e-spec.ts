@@ -1,0 +1,158 @@
+const ORDERS_ENTRY = fileURLToPath(new URL('../../apps/orders/dist/main.js', import.meta.url));
+
+/**
+ * Issue 15: the worker and its producers (orders, and a BullMQ Queue) on a 3-master Redis Cluster. BullMQ's scripts touch several keys of a queue
+ * at once, so every key of the queue (and of the dead-letter queue) must hash to one slot: the prefix carries a
+ * hash tag, `{e2e-cluster-<tag>}`, checked by the worker at start-up. The seed's jobs table (an acknowledgement
+ * that fails after the receipt was saved: 2 deliveries, 1 email) and the dead-letter re-drive hold there too.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { fileURLToPath } from 'node:url';
+import {
+  freePort,
+  startRedisCluster,
+  startServiceProcess,
+  type RedisClusterHandle,
+  type ServiceProcess,
+} from '@retry-safe/testing';
+import type { Queue } from 'bullmq';
+import type { Cluster } from 'ioredis';
+import { ACK_FAILS_ONCE } from '../scenarios/jobs.scenario.js';
+import {
+  DEAD_LETTER_QUEUE,
+  freshInvoice,
+  invoiceQueue,
+  redriveCli,
+  settled,
+  startProvider,
+  startWorker,
+  uniqueTag,
+  type InvoiceJobData,
+  type InvoiceReceipt,
+  type Provider,
+  type WorkerProcess,
+} from './jobs-harness.js';
+
+describe('invoice worker on a 3-master Redis Cluster', () => {
+  const HORIZON_MS = 1_500;
+  let cluster: RedisClusterHandle;
+  let client: Cluster;
+  let provider: Provider;
+  let worker: WorkerProcess;
+  let queue: Queue<InvoiceJobData, InvoiceReceipt>;
+  let deadLetters: Queue;
+  let orders: ServiceProcess;
+  let env: Record<string, string>;
+
+  beforeAll(async () => {
+    cluster = await startRedisCluster({ masters: 3 });
+    client = cluster.client();
+    provider = await startProvider('provider-sim', 'off');
+    const prefix = `{e2e-cluster-${uniqueTag()}}`;
+    env = {
+      REDIS_CLUSTER_NODES: cluster.nodes.map((node) => `redis://${node.host}:${node.port}`).join(','),
+      BULLMQ_PREFIX: prefix,
+    };
+    worker = await startWorker({
+      name: 'worker-cluster',
+      redisUrl: 'redis://127.0.0.1:1',
+      providerUrl: provider.url,
+      prefix,
+      keyPrefix: `${prefix}:idem:`,
+      env: {
+        ...env,
+        WORKER_BACKOFF_BASE_MS: '100',
+        WORKER_BACKOFF_CAP_MS: '300',
+        WORKER_RETRY_HORIZON_MS: String(HORIZON_MS),
+      },
+    });
+    queue = invoiceQueue(client, prefix);
+    deadLetters = invoiceQueue(client, prefix, DEAD_LETTER_QUEUE) as unknown as Queue;
+    const ordersPort = await freePort();
+    // orders as it runs anywhere else: only its environment names the Cluster (no payments behind it here).
+    orders = await startServiceProcess({
+      name: 'orders-cluster',
+      entry: ORDERS_ENTRY,
+      port: ordersPort,
+      env: { ...env, ORDERS_PORT: String(ordersPort), PAYMENTS_URL: 'http://127.0.0.1:1' },
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await orders?.kill('SIGTERM');
+    await queue?.close();
+    await deadLetters?.close();
+    await worker?.process.kill('SIGTERM');
+    await provider?.process.kill('SIGTERM');
+    await client?.quit();
+    await cluster?.close();
+  });
+
+  it('the jobs table holds: the acknowledgement fails once, 2 deliveries, 1 email, the same receipt', async () => {
+    await worker.setFaults([ACK_FAILS_ONCE]);
+    const data = freshInvoice();
+
+    await queue.add('invoice', data, { jobId: data.deliveryId, attempts: 1 });
+    const { state, job } = await settled(queue, data.deliveryId);
+
+    const { calls, emails } = await provider.emails();
+    const deliveries = (await worker.deliveries()).filter((d) => d.requestId === data.deliveryId);
+    expect(deliveries.map((d) => [d.status, d.error ?? d.outcome])).toEqual([
+      ['failed', 'FAULT_INJECTED'],
+      ['completed', 'replayed'],
+    ]);
+    expect([calls, emails.length]).toEqual([1, 1]);
+    expect(state).toBe('completed');
+    expect(job.returnvalue).toEqual({ emailId: emails[0]!.id });
+    // Every key of the queue is in the hash tag's slot (the scripts would have failed with CROSSSLOT otherwise).
+    const slot = await client.cluster('KEYSLOT', env['BULLMQ_PREFIX']!);
+    expect(await client.cluster('KEYSLOT', `${env['BULLMQ_PREFIX']}:invoices:${data.deliveryId}`)).toBe(slot);
+  });
+
+  it("orders' producer publishes there: an invoice asked for twice (two deliveries) is one email", async () => {
+    const tenantId = randomUUID();
+    const orderId = randomUUID();
+    const ask = async () => {
+      const res = await fetch(`${orders.url}/v1/orders/${orderId}/invoices`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-tenant-id': tenantId },
+        body: JSON.stringify({ version: 1, email: 'ada@example.com' }),
+      });
+      expect(res.status).toBe(202);
+      return ((await res.json()) as { deliveryId: string }).deliveryId;
+    };
+    const before = (await provider.emails()).emails.length;
+
+    const first = await settled(queue, await ask());
+    const second = await settled(queue, await ask());
+
+    expect([first.state, second.state]).toEqual(['completed', 'completed']);
+    expect(second.job.returnvalue).toEqual(first.job.returnvalue);
+    const { emails } = await provider.emails();
+    expect(emails.length - before).toBe(1);
+    expect(emails.at(-1)!.idempotencyKey).toBe(
+      `mail.invoice.${tenantId.replaceAll('-', '')}.${orderId.replaceAll('-', '')}.v1`,
+    );
+  });
+
+  it('past the horizon the job is dead-lettered; the re-drive sends it once, a second sends nothing', async () => {
+    await worker.setFaults([]);
+    await provider.process.kill('SIGTERM');
+    const data = freshInvoice();
+    await queue.add('invoice', data, { jobId: data.deliveryId, attempts: 1 });
+
+    const dead = await settled(queue, data.deliveryId, HORIZON_MS + 10_000);
+    expect(dead.job.failedReason).toMatch(/^RETRY_HORIZON_EXHAUSTED: /);
+    expect(await deadLetters.getWaitingCount()).toBe(1);
+    await provider.process.start();
+
+    const first = await redriveCli(env, ['--all']);
+    expect(first.code).toBe(0);
+    expect(first.report.redriven.map((r) => r.deadJobId)).toEqual([data.deliveryId]);
+    expect((await settled(queue, first.report.redriven[0]!.jobId)).state).toBe('completed');
+    expect(await redriveCli(env, ['--all'])).toEqual({ code: 0, report: { redriven: [], notFound: [] } });
+    const { calls, emails } = await provider.emails();
+    expect([calls, emails.length]).toEqual([1, 1]);
+  });
+});

@@ -1,0 +1,57 @@
+/**
+ * Issue 15's scenario on a whole stack (gateway -> orders -> BullMQ -> invoice-worker -> provider-sim), from its
+ * shared definition (e2e/scenarios/mail-outage.scenario.ts, the table `pnpm demo` prints). The outage is shortened
+ * to {@link OUTAGE_MS}, still longer than the producer's 5 attempts from 1 s; the worker's cap to {@link CAP_MS}.
+ */
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mailOutageScenario, type MailOutageData } from '../scenarios/mail-outage.scenario.js';
+import { expectedTable, runRow } from '../scenarios/scenario.js';
+import { stackTarget } from '../scenarios/stack-target.js';
+import { startStack, type Stack } from '../support/stack.js';
+
+const OUTAGE_MS = 22_000;
+const CAP_MS = 2_000;
+/** One send's budget (the mail client's default 5 s attempt timeout is far above what a healthy send takes). */
+const SEND_ALLOWANCE_MS = 1_000;
+const scenario = mailOutageScenario({ outageMs: OUTAGE_MS, settleMs: 30_000 });
+const rowOf = (design: string) => scenario.rows.find((row) => row.design === design)!;
+
+describe('mail-outage: the provider is down while 10 invoices are requested', () => {
+  let stack: Stack;
+
+  beforeAll(async () => {
+    stack = await startStack({ worker: { WORKER_BACKOFF_CAP_MS: String(CAP_MS) } });
+  });
+
+  afterAll(async () => {
+    await stack?.close();
+  });
+
+  it('documents the table the runner prints', () => {
+    expect(expectedTable(scenario)).toEqual([
+      ['BullMQ default retries', '10', '0', '0'],
+      ['retry horizon', '0', '10', '0'],
+    ]);
+  });
+
+  it('BullMQ default retries: the 5 attempts are spent during the outage, every job failed, no email', async () => {
+    const result = await runRow(scenario, rowOf('BullMQ default retries'), stackTarget(stack));
+    const data = result.data as MailOutageData;
+
+    expect(result.measured).toEqual(result.expected);
+    expect(data.accepted).toBe(10);
+    expect(data.emails.emails).toEqual([]);
+  }, 120_000);
+
+  it('retry horizon: no job failed, 10 emails after recovery, one per invoice, within a cap of recovery', async () => {
+    const result = await runRow(scenario, rowOf('retry horizon'), stackTarget(stack));
+    const data = result.data as MailOutageData;
+
+    expect(result.measured).toEqual(result.expected);
+    const keys = new Set(data.emails.emails.map((email) => email.idempotencyKey));
+    expect(keys.size).toBe(10);
+    const latest = Math.max(...data.emails.emails.map((email) => Date.parse(email.createdAt)));
+    expect(latest - data.recoveredAt).toBeLessThanOrEqual(CAP_MS + SEND_ALLOWANCE_MS);
+    expect(result.diagram).toContain('mail provider back');
+  }, 120_000);
+});
