@@ -1,7 +1,7 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AppShellModule } from '@retry-safe/app-shell';
 import { DeliveryJournal } from './admin/delivery-journal.service.js';
-import { APP_CONFIG, type AppConfig } from './config/app-config.js';
+import { APP_CONFIG, redisLocation, type AppConfig } from './config/app-config.js';
 import { workerSettings } from './config/worker-settings.js';
 import { FaultsModule } from './faults/faults.module.js';
 import { InvoicesModule } from './invoices/invoices.module.js';
@@ -27,7 +27,7 @@ export class AppModule {
           requestContext: { service: 'worker', requestId: 'propagate' },
           metrics: MetricsService,
           // The store would rather wait for a reconnect than fail a delivery at once: BullMQ retries it anyway.
-          redis: { url: config.redisUrl, failFast: false },
+          redis: { ...redisLocation(config), failFast: false },
           settings: workerSettings(config),
           journal: DeliveryJournal,
         }),

@@ -1,4 +1,5 @@
 export { DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './headers.js';
+export { retryAfterMs } from './backoff.js';
 export { parseDeadline, remainingMs } from './deadline.js';
 export {
   createServiceClient,

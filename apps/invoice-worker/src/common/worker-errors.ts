@@ -8,6 +8,10 @@ export const InvoiceWorkerErrorCode = {
   MailRejected: 'MAIL_PROVIDER_REJECTED',
   /** The mail provider did not answer usably after the client's retries: the job is retried later. */
   MailUnavailable: 'MAIL_PROVIDER_UNAVAILABLE',
+  /** The mail provider answered 429: the whole queue slows down for its `Retry-After`, no attempt is used. */
+  MailThrottled: 'MAIL_PROVIDER_THROTTLED',
+  /** A job kept failing transiently until its retry horizon ended: it is moved to the dead-letter queue. */
+  RetryHorizonExhausted: 'RETRY_HORIZON_EXHAUSTED',
   /** A fault rule made this step fail on purpose (scenarios only). */
   FaultInjected: 'FAULT_INJECTED',
 } as const;
@@ -45,11 +49,37 @@ export class MailProviderRejectedError extends InvoiceWorkerError {
   }
 }
 
-/** The mail provider was unreachable, timed out, or answered 5xx after the client's retries. */
+/** The mail provider was unreachable, timed out, or answered 408, 425 or 5xx after the client's retries. */
 export class MailProviderUnavailableError extends InvoiceWorkerError {
   readonly code = InvoiceWorkerErrorCode.MailUnavailable;
-  constructor(message: string, options?: ErrorOptions) {
-    super(`mail provider unavailable: ${message}`, {}, options);
+  constructor(message: string, options?: ErrorOptions & { status?: number }) {
+    super(`mail provider unavailable: ${message}`, { status: options?.status }, options);
+  }
+}
+
+/** The mail provider answered 429 Too Many Requests. */
+export class MailProviderThrottledError extends InvoiceWorkerError {
+  readonly code = InvoiceWorkerErrorCode.MailThrottled;
+  constructor(
+    /** Its `Retry-After`, in ms, when it sent a valid one. */
+    readonly retryAfterMs: number | undefined,
+  ) {
+    super(`mail provider throttled the send (429, Retry-After ${retryAfterMs ?? 'absent'} ms)`, {
+      retryAfterMs,
+    });
+  }
+}
+
+/** A job's transient failures outlasted its retry horizon; `cause` is the last one. */
+export class RetryHorizonExhaustedError extends InvoiceWorkerError {
+  readonly code = InvoiceWorkerErrorCode.RetryHorizonExhausted;
+  constructor(
+    readonly jobId: string,
+    /** The last failure's reason (`MAIL_PROVIDER_UNAVAILABLE: ...`). */
+    readonly lastReason: string,
+    options?: ErrorOptions,
+  ) {
+    super(`retry horizon ended for job ${jobId}; last failure: ${lastReason}`, { jobId }, options);
   }
 }
 

@@ -1,42 +1,84 @@
-import { ConfigError, envBool, envInt, envPort, parseEnv } from '@retry-safe/app-shell';
+import {
+  ConfigError,
+  clusterPrefixProblem,
+  envBool,
+  envBullmqPrefix,
+  envInt,
+  envPort,
+  envRedisNodes,
+  parseEnv,
+  type RedisLocation,
+} from '@retry-safe/app-shell';
 import { IDEMPOTENCY_DEFAULTS, IDEMPOTENCY_LIMITS } from '@retry-safe/idempotency';
 import { REDIS_STORE_DEFAULTS } from '@retry-safe/idempotency/redis';
 import { z } from 'zod';
+import { DEFAULT_BACKOFF_POLICY, type BackoffPolicy } from '../retries/backoff-policy.js';
 
 const url = (protocols: RegExp) => z.url({ protocol: protocols, error: `must be a ${protocols.source} URL` });
 
+const DAY_MS = 86_400_000;
+
 /** The environment invoice-worker reads, once, at start-up. */
-const EnvSchema = z.object({
-  REDIS_URL: url(/^rediss?$/).default('redis://127.0.0.1:6379'),
-  MAIL_PROVIDER_URL: url(/^https?$/).default('http://127.0.0.1:3003'),
-  MAIL_PROVIDER_TIMEOUT_MS: envInt(50, 60_000).default(5_000),
-  WORKER_PORT: envPort().default(3004),
-  BULLMQ_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,50}$/, 'must be 1-50 letters, digits, _ . or -')
-    .default('bull'),
-  WORKER_CONCURRENCY: envInt(1, 1_000).default(1),
-  WORKER_LOCK_DURATION_MS: envInt(100, 3_600_000).default(30_000),
-  WORKER_STALLED_INTERVAL_MS: envInt(100, 3_600_000).default(30_000),
-  WORKER_MAX_STALLED_COUNT: envInt(0, 100).default(1),
-  IDEMPOTENCY_ENABLED: envBool().default(true),
-  IDEMPOTENCY_KEY_PREFIX: z
-    .string()
-    .regex(/^[^\s]{1,50}$/, 'must be 1-50 characters without spaces')
-    .default(REDIS_STORE_DEFAULTS.keyPrefix),
-  // At least 100 ms (a send takes longer than the coordinator's floor) and at most an hour: the worker's own bounds,
-  // inside the coordinator's.
-  IDEMPOTENCY_LEASE_MS: envInt(Math.max(100, IDEMPOTENCY_LIMITS.leaseMs.min), 3_600_000).default(
-    IDEMPOTENCY_DEFAULTS.leaseMs,
-  ),
-  IDEMPOTENCY_RENEW_LEASE: envBool().default(IDEMPOTENCY_DEFAULTS.renewLease),
-  FAULTS_ENABLED: envBool().default(false),
-});
+const EnvSchema = z
+  .object({
+    REDIS_URL: url(/^rediss?$/).default('redis://127.0.0.1:6379'),
+    REDIS_CLUSTER_NODES: envRedisNodes(),
+    MAIL_PROVIDER_URL: url(/^https?$/).default('http://127.0.0.1:3003'),
+    MAIL_PROVIDER_TIMEOUT_MS: envInt(50, 60_000).default(5_000),
+    WORKER_PORT: envPort().default(3004),
+    // The hash tag keeps the invoice queue and its dead-letter queue in one Cluster slot.
+    BULLMQ_PREFIX: envBullmqPrefix(50).default('bull'),
+    WORKER_CONCURRENCY: envInt(1, 1_000).default(1),
+    WORKER_LOCK_DURATION_MS: envInt(100, 3_600_000).default(30_000),
+    WORKER_STALLED_INTERVAL_MS: envInt(100, 3_600_000).default(30_000),
+    WORKER_MAX_STALLED_COUNT: envInt(0, 100).default(1),
+    WORKER_BACKOFF_BASE_MS: envInt(1, DAY_MS).default(DEFAULT_BACKOFF_POLICY.baseMs),
+    WORKER_BACKOFF_CAP_MS: envInt(1, DAY_MS).default(DEFAULT_BACKOFF_POLICY.capMs),
+    WORKER_RETRY_HORIZON_MS: envInt(1, 30 * DAY_MS).default(DEFAULT_BACKOFF_POLICY.horizonMs),
+    WORKER_SHUTDOWN_TIMEOUT_MS: envInt(100, 600_000).default(20_000),
+    IDEMPOTENCY_ENABLED: envBool().default(true),
+    IDEMPOTENCY_KEY_PREFIX: z
+      .string()
+      .regex(/^[^\s]{1,50}$/, 'must be 1-50 characters without spaces')
+      .default(REDIS_STORE_DEFAULTS.keyPrefix),
+    // At least 100 ms (a send takes longer than the coordinator's floor) and at most an hour: the worker's own
+    // bounds, inside the coordinator's.
+    IDEMPOTENCY_LEASE_MS: envInt(Math.max(100, IDEMPOTENCY_LIMITS.leaseMs.min), 3_600_000).default(
+      IDEMPOTENCY_DEFAULTS.leaseMs,
+    ),
+    IDEMPOTENCY_RENEW_LEASE: envBool().default(IDEMPOTENCY_DEFAULTS.renewLease),
+    FAULTS_ENABLED: envBool().default(false),
+  })
+  .superRefine((e, ctx) => {
+    if (e.WORKER_BACKOFF_CAP_MS < e.WORKER_BACKOFF_BASE_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WORKER_BACKOFF_CAP_MS'],
+        message: `must be at least WORKER_BACKOFF_BASE_MS (${e.WORKER_BACKOFF_BASE_MS})`,
+      });
+    }
+    if (e.WORKER_RETRY_HORIZON_MS < e.WORKER_BACKOFF_CAP_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['WORKER_RETRY_HORIZON_MS'],
+        message: `must be at least WORKER_BACKOFF_CAP_MS (${e.WORKER_BACKOFF_CAP_MS})`,
+      });
+    }
+    const clusterProblem = clusterPrefixProblem(e.REDIS_CLUSTER_NODES, e.BULLMQ_PREFIX);
+    if (clusterProblem !== undefined) {
+      ctx.addIssue({ code: 'custom', path: ['BULLMQ_PREFIX'], message: clusterProblem });
+    }
+  });
 
 /** Validated settings of invoice-worker. */
 export interface AppConfig {
   /** `REDIS_URL` (default `redis://127.0.0.1:6379`): BullMQ and the idempotency records share this Redis. */
   readonly redisUrl: string;
+  /**
+   * `REDIS_CLUSTER_NODES` (default none): comma-separated `redis://` URLs of Cluster nodes to start from; when set,
+   * the worker talks to that Redis Cluster instead of `REDIS_URL`, and `BULLMQ_PREFIX` must hold a hash tag.
+   */
+  readonly redisClusterNodes: readonly string[];
   readonly mailProvider: {
     /** `MAIL_PROVIDER_URL` (default `http://127.0.0.1:3003`, provider-sim). */
     readonly url: string;
@@ -56,6 +98,13 @@ export interface AppConfig {
     readonly stalledIntervalMs: number;
     /** `WORKER_MAX_STALLED_COUNT` (default 1): stalls after which a job fails instead of being redelivered. */
     readonly maxStalledCount: number;
+    /**
+     * `WORKER_BACKOFF_BASE_MS` (default 1000), `WORKER_BACKOFF_CAP_MS` (default 60000, at least the base) and
+     * `WORKER_RETRY_HORIZON_MS` (default 86400000, at least the cap): the retry policy of transient failures.
+     */
+    readonly retry: BackoffPolicy;
+    /** `WORKER_SHUTDOWN_TIMEOUT_MS` (default 20000): how long SIGTERM waits for the running sends. */
+    readonly shutdownTimeoutMs: number;
   };
   readonly idempotency: {
     /** `IDEMPOTENCY_ENABLED` (default true); `false` sends directly (the unprotected design, for scenarios). */
@@ -69,6 +118,11 @@ export interface AppConfig {
   };
   /** `FAULTS_ENABLED` (default false): mounts the fault rules, their `/__faults` routes and the job fault points. */
   readonly faultsEnabled: boolean;
+}
+
+/** Where the worker's Redis is, as the shell's Redis client and `createRedisConnection` take it. */
+export function redisLocation(config: AppConfig): RedisLocation {
+  return { url: config.redisUrl, clusterNodes: config.redisClusterNodes };
 }
 
 /** DI token of the {@link AppConfig}. */
@@ -85,6 +139,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const e = parseEnv(EnvSchema, env, { service: 'invoice-worker' });
   return {
     redisUrl: e.REDIS_URL,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES,
     mailProvider: { url: e.MAIL_PROVIDER_URL, timeoutMs: e.MAIL_PROVIDER_TIMEOUT_MS },
     port: e.WORKER_PORT,
     worker: {
@@ -93,6 +148,12 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       lockDurationMs: e.WORKER_LOCK_DURATION_MS,
       stalledIntervalMs: e.WORKER_STALLED_INTERVAL_MS,
       maxStalledCount: e.WORKER_MAX_STALLED_COUNT,
+      retry: {
+        baseMs: e.WORKER_BACKOFF_BASE_MS,
+        capMs: e.WORKER_BACKOFF_CAP_MS,
+        horizonMs: e.WORKER_RETRY_HORIZON_MS,
+      },
+      shutdownTimeoutMs: e.WORKER_SHUTDOWN_TIMEOUT_MS,
     },
     idempotency: {
       enabled: e.IDEMPOTENCY_ENABLED,

@@ -1,22 +1,39 @@
 import { hostname } from 'node:os';
-import { Module, type DynamicModule } from '@nestjs/common';
+import { Inject, Module, Optional, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { BullModule, Processor } from '@nestjs/bullmq';
 import { type IdempotencyEvent } from '@retry-safe/idempotency';
 import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
-import { REDIS_CLIENT } from '@retry-safe/app-shell';
-import type { Redis } from 'ioredis';
-import type { AppConfig } from '../config/app-config.js';
+import { REDIS_CLIENT, createRedisConnection } from '@retry-safe/app-shell';
+import type { Cluster, Redis } from 'ioredis';
+import { redisLocation, type AppConfig } from '../config/app-config.js';
+import { DeadLetterDepth } from '../dead-letters/dead-letter-depth.js';
+import { DEAD_LETTER_QUEUE } from '../dead-letters/dead-letter.js';
 import { MailModule } from '../mail/mail.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
+import { JobRetries } from '../retries/job-retries.service.js';
 import { INVOICES_QUEUE } from './invoice-job.js';
 import { InvoiceSender } from './invoice-sender.service.js';
-import { InvoicesProcessor } from './invoices.processor.js';
+import { InvoicesProcessor, WORKER_SHUTDOWN, type WorkerShutdown } from './invoices.processor.js';
 
-/** The invoice consumer: BullMQ worker, idempotency coordinator, and the sender between them. */
+// The Cluster connection handed to BullMQ, which never closes a connection it was given.
+const BULLMQ_CLUSTER = Symbol('BULLMQ_CLUSTER');
+
+/** The invoice consumer: BullMQ worker, idempotency coordinator, retry policy, and the sender between them. */
 @Module({})
-export class InvoicesModule {
+export class InvoicesModule implements OnApplicationShutdown {
+  constructor(@Optional() @Inject(BULLMQ_CLUSTER) private readonly cluster?: Cluster) {}
+
+  // After every onModuleDestroy: the processor closed the worker first.
+  async onApplicationShutdown(): Promise<void> {
+    await this.cluster?.quit().catch(() => this.cluster?.disconnect());
+  }
+
   static forRoot(config: AppConfig): DynamicModule {
+    const cluster =
+      config.redisClusterNodes.length === 0
+        ? undefined
+        : (createRedisConnection(redisLocation(config), { maxRetriesPerRequest: null }) as Cluster);
     // `@Processor` takes worker options when a class is defined, and they come from config read at start-up: so
     // the configured processor is a subclass defined here. Nest reads the metadata only when the app starts.
     @Processor(INVOICES_QUEUE, {
@@ -25,6 +42,9 @@ export class InvoicesModule {
       lockDuration: config.worker.lockDurationMs,
       stalledInterval: config.worker.stalledIntervalMs,
       maxStalledCount: config.worker.maxStalledCount,
+      // BullMQ honours a manual rate limit (the 429 pause of `JobRetries`) only on a worker with a limiter; this
+      // one is too wide to ever bind by itself (a million jobs a second).
+      limiter: { max: 1_000_000, duration: 1_000 },
     })
     class ConfiguredInvoicesProcessor extends InvoicesProcessor {}
 
@@ -33,15 +53,16 @@ export class InvoicesModule {
       imports: [
         BullModule.forRoot({
           // BullMQ's blocking commands wait as long as they need: a Worker requires `maxRetriesPerRequest: null`
-          // (ioredis would otherwise give up on them and the worker would stop fetching jobs).
-          connection: { url: config.redisUrl, maxRetriesPerRequest: null },
+          // (ioredis would otherwise give up on them and the worker would stop fetching jobs). On a Cluster, the
+          // prefix's hash tag keeps every key of a queue in one slot (checked at start-up).
+          connection: cluster ?? { url: config.redisUrl, maxRetriesPerRequest: null },
           prefix: config.worker.prefix,
         }),
         // Registering the queue is what makes @nestjs/bullmq discover @Processor classes and start their Worker.
-        BullModule.registerQueue({ name: INVOICES_QUEUE }),
+        BullModule.registerQueue({ name: INVOICES_QUEUE }, { name: DEAD_LETTER_QUEUE }),
         IdempotencyModule.registerAsync({
           inject: [REDIS_CLIENT, MetricsService],
-          useFactory: (redis: Redis, metrics: MetricsService) => ({
+          useFactory: (redis: Redis | Cluster, metrics: MetricsService) => ({
             store: new RedisIdempotencyStore(redis, { keyPrefix: config.idempotency.keyPrefix }),
             coordinator: {
               // `raise`, not `wait`: a duplicate delivery must not hold a worker slot while another worker sends;
@@ -55,7 +76,20 @@ export class InvoicesModule {
         }),
         MailModule,
       ],
-      providers: [InvoiceSender, ConfiguredInvoicesProcessor],
+      providers: [
+        InvoiceSender,
+        JobRetries,
+        DeadLetterDepth,
+        {
+          provide: WORKER_SHUTDOWN,
+          useValue: {
+            timeoutMs: config.worker.shutdownTimeoutMs,
+            exit: (code) => process.exit(code),
+          } satisfies WorkerShutdown,
+        },
+        ConfiguredInvoicesProcessor,
+        ...(cluster === undefined ? [] : [{ provide: BULLMQ_CLUSTER, useValue: cluster }]),
+      ],
     };
   }
 }

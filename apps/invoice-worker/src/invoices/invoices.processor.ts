@@ -1,13 +1,25 @@
-import { Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
+import { Inject, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
 import type { Job } from 'bullmq';
 import { DeliveryJournal, preciseNow } from '../admin/delivery-journal.service.js';
 import { codeOf } from '../common/worker-errors.js';
 import { JobFaultPoint, JobFaults } from '../faults/job-faults.js';
 import { DeliveryOutcome, MetricsService } from '../metrics/metrics.service.js';
+import { JobRetries } from '../retries/job-retries.service.js';
 import { INVOICES_QUEUE, parseInvoiceJob, type InvoiceReceipt } from './invoice-job.js';
 import { InvoiceSender } from './invoice-sender.service.js';
 import { toJobFailure } from './job-failure.js';
+
+/** DI token of the {@link WorkerShutdown} settings. */
+export const WORKER_SHUTDOWN = Symbol('WORKER_SHUTDOWN');
+
+/** How SIGTERM ends the worker. */
+export interface WorkerShutdown {
+  /** `WORKER_SHUTDOWN_TIMEOUT_MS`: how long the running sends may take to finish. */
+  readonly timeoutMs: number;
+  /** Ends the process when they did not (`process.exit`; tests replace it). */
+  readonly exit: (code: number) => void;
+}
 
 /**
  * Consumes the `invoices` queue. The worker options (lock, stalled check, concurrency) come from config: the
@@ -23,6 +35,10 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
     private readonly metrics: MetricsService,
     // Records each delivery for `GET /__requests` (FAULTS_ENABLED only); absent in unit tests.
     @Optional() private readonly journal?: DeliveryJournal,
+    // The retry horizon; absent (unit tests of the pipeline), failures go to BullMQ's attempts as they are.
+    @Optional() private readonly retries?: JobRetries,
+    // Bounded shutdown; absent, SIGTERM waits for the running sends however long they take.
+    @Optional() @Inject(WORKER_SHUTDOWN) private readonly shutdown?: WorkerShutdown,
   ) {
     super();
   }
@@ -32,7 +48,7 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
    * throwing is a negative one. So the order is fixed: send, save the receipt (inside the coordinator), and only
    * then return. Acknowledging first would lose the invoice if the process died before sending.
    */
-  override async process(job: Job<unknown, InvoiceReceipt>): Promise<InvoiceReceipt> {
+  override async process(job: Job<unknown, InvoiceReceipt>, token?: string): Promise<InvoiceReceipt> {
     const jobId = job.id ?? '(no id)';
     const started = process.hrtime.bigint();
     const startedAt = preciseNow();
@@ -68,9 +84,21 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
       return receipt;
     } catch (error) {
       record('failed', error);
-      throw toJobFailure(error);
+      throw await this.failure(job, token, error);
     } finally {
       this.metrics.jobDuration.observe(Number(process.hrtime.bigint() - started) / 1e9);
+    }
+  }
+
+  /** What BullMQ is told about a failed delivery (the retry policy decides, and moves the job in Redis). */
+  private async failure(job: Job, token: string | undefined, error: unknown): Promise<Error> {
+    if (this.retries === undefined) return toJobFailure(error);
+    try {
+      return await this.retries.onFailure(job, token, error);
+    } catch (policyError) {
+      // Redis failed under the policy's move: an ordinary failure lets BullMQ retry (or the lock expire).
+      this.logger.error('retry policy failed', { jobId: job.id, error: String(policyError) });
+      return toJobFailure(error);
     }
   }
 
@@ -96,10 +124,29 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
 
   /**
    * On shutdown, stop taking jobs and let the running ones finish before anything they use (the Redis client, the
-   * idempotency store) closes in the later `onApplicationShutdown` hooks.
+   * idempotency store) closes in the later `onApplicationShutdown` hooks. Bounded: past the timeout the process
+   * exits as a crash would. A send cut off that way loses no receipt: its job stays active until its lock
+   * expires, the redelivery finds the coordinator's record (or its lease gone) and sends with the same provider
+   * key, which the provider deduplicates.
    */
   async onModuleDestroy(): Promise<void> {
-    await this.worker.close();
+    const closed = this.worker.close().then(() => true);
+    if (this.shutdown === undefined) {
+      await closed;
+      return;
+    }
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => {
+      timer = setTimeout(() => resolve(false), this.shutdown?.timeoutMs);
+    });
+    const finished = await Promise.race([closed, late]);
+    clearTimeout(timer);
+    if (!finished) {
+      this.logger.error('running sends outlasted the shutdown timeout: exiting', {
+        timeoutMs: this.shutdown.timeoutMs,
+      });
+      this.shutdown.exit(1);
+    }
   }
 
   /** A worker-level error (lost Redis connection...): logged, BullMQ reconnects by itself. */

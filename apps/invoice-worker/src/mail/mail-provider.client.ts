@@ -1,8 +1,17 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createServiceClient, isHttpClientError, type ServiceClient } from '@retry-safe/http-client';
+import {
+  createServiceClient,
+  isHttpClientError,
+  retryAfterMs,
+  type ServiceClient,
+} from '@retry-safe/http-client';
 import { formatIdempotencyKey } from '@retry-safe/idempotency';
 import { z } from 'zod';
-import { MailProviderRejectedError, MailProviderUnavailableError } from '../common/worker-errors.js';
+import {
+  MailProviderRejectedError,
+  MailProviderThrottledError,
+  MailProviderUnavailableError,
+} from '../common/worker-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';
 
 /** An email to send. */
@@ -25,9 +34,13 @@ export interface SendOptions {
   requestId: string;
 }
 
+// 4xx answers that say "not now" rather than "never": the same request may succeed later.
+const TRANSIENT_4XX: ReadonlySet<number> = new Set([408, 425]);
+
 /**
  * The mail provider's API (`POST /v1/emails`) over `@retry-safe/http-client`. Its retries on network errors and
- * 5xx are safe because every attempt carries the same `Idempotency-Key`; a 4xx is final and never retried.
+ * 5xx are safe because every attempt carries the same `Idempotency-Key`. It sorts the answers for the job's retry
+ * policy: 429 is throttling, 408 and 425 are transient like 5xx, any other 4xx (400, 422...) is a refusal.
  */
 @Injectable()
 export class MailProviderClient {
@@ -44,8 +57,9 @@ export class MailProviderClient {
 
   /**
    * Sends one email and returns the provider's receipt.
-   * @throws {@link MailProviderRejectedError} on 4xx; {@link MailProviderUnavailableError} when the retries are
-   * spent or the answer is not a receipt.
+   * @throws {@link MailProviderThrottledError} on 429; {@link MailProviderRejectedError} on another 4xx but 408
+   * and 425; {@link MailProviderUnavailableError} on those, when the client's retries are spent, or when the answer
+   * is not a receipt.
    */
   async send(email: OutgoingEmail, options: SendOptions): Promise<EmailReceipt> {
     let response;
@@ -57,6 +71,13 @@ export class MailProviderClient {
     } catch (error) {
       if (isHttpClientError(error)) throw new MailProviderUnavailableError(error.message, { cause: error });
       throw error;
+    }
+    if (response.status === 429) {
+      const hint = retryAfterMs(response.headers['retry-after']);
+      throw new MailProviderThrottledError(hint > 0 ? hint : undefined);
+    }
+    if (TRANSIENT_4XX.has(response.status)) {
+      throw new MailProviderUnavailableError(`answered ${response.status}`, { status: response.status });
     }
     if (!response.ok) {
       const problem = response.data as { code?: unknown; detail?: unknown } | undefined;

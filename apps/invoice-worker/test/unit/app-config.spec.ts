@@ -5,6 +5,7 @@ describe('loadConfig', () => {
   it('has a default for every variable', () => {
     expect(loadConfig({})).toEqual({
       redisUrl: 'redis://127.0.0.1:6379',
+      redisClusterNodes: [],
       mailProvider: { url: 'http://127.0.0.1:3003', timeoutMs: 5000 },
       port: 3004,
       worker: {
@@ -13,6 +14,8 @@ describe('loadConfig', () => {
         lockDurationMs: 30_000,
         stalledIntervalMs: 30_000,
         maxStalledCount: 1,
+        retry: { baseMs: 1_000, capMs: 60_000, horizonMs: 86_400_000 },
+        shutdownTimeoutMs: 20_000,
       },
       idempotency: { enabled: true, keyPrefix: 'idem:', leaseMs: 30_000, renewLease: true },
       faultsEnabled: false,
@@ -43,5 +46,41 @@ describe('loadConfig', () => {
     expect(message).toContain('REDIS_URL="http://x"');
     expect(message).toContain('WORKER_CONCURRENCY="0": must be between 1 and 1000');
     expect(message).toContain(`IDEMPOTENCY_ENABLED="perhaps": must be 'true' or 'false'`);
+  });
+
+  it('reads the retry policy and the Cluster nodes', () => {
+    const config = loadConfig({
+      WORKER_BACKOFF_BASE_MS: '50',
+      WORKER_BACKOFF_CAP_MS: '400',
+      WORKER_RETRY_HORIZON_MS: '2000',
+      WORKER_SHUTDOWN_TIMEOUT_MS: '3000',
+      REDIS_CLUSTER_NODES: 'redis://127.0.0.1:7001, redis://127.0.0.1:7002',
+      BULLMQ_PREFIX: '{invoices}',
+    });
+    expect(config.worker.retry).toEqual({ baseMs: 50, capMs: 400, horizonMs: 2000 });
+    expect(config.worker.shutdownTimeoutMs).toBe(3000);
+    expect(config.redisClusterNodes).toEqual(['redis://127.0.0.1:7001', 'redis://127.0.0.1:7002']);
+    expect(config.worker.prefix).toBe('{invoices}');
+  });
+
+  it.each([
+    [
+      { WORKER_BACKOFF_BASE_MS: '500', WORKER_BACKOFF_CAP_MS: '100' },
+      'WORKER_BACKOFF_CAP_MS="100": must be at least WORKER_BACKOFF_BASE_MS (500)',
+    ],
+    [
+      { WORKER_BACKOFF_CAP_MS: '5000', WORKER_RETRY_HORIZON_MS: '1000' },
+      'WORKER_RETRY_HORIZON_MS="1000": must be at least WORKER_BACKOFF_CAP_MS (5000)',
+    ],
+    [
+      { REDIS_CLUSTER_NODES: 'redis://127.0.0.1:7001' },
+      'BULLMQ_PREFIX=null: must contain a {hash tag} (e.g. {invoices}) when REDIS_CLUSTER_NODES is set',
+    ],
+    [{ REDIS_CLUSTER_NODES: 'http://127.0.0.1:7001' }, 'REDIS_CLUSTER_NODES="http://127.0.0.1:7001"'],
+    [{ BULLMQ_PREFIX: 'a{}b' }, 'BULLMQ_PREFIX="a{}b": braces must enclose one non-empty hash tag'],
+    [{ BULLMQ_PREFIX: '{a}{b' }, 'BULLMQ_PREFIX="{a}{b": braces must enclose one non-empty hash tag'],
+    [{ WORKER_RETRY_HORIZON_MS: '0' }, 'WORKER_RETRY_HORIZON_MS="0": must be between 1 and 2592000000'],
+  ])('refuses %j at start-up with a message naming it', (env, expected) => {
+    expect(() => loadConfig(env)).toThrow(expected);
   });
 });

@@ -1,7 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { IdempotencyErrorCode } from '@retry-safe/idempotency';
 import { InvoiceWorkerErrorCode } from '../../src/common/worker-errors.js';
-import { isPermanentFailure, toJobFailure } from '../../src/invoices/job-failure.js';
+import {
+  FailureKind,
+  failureKindOf,
+  isPermanentFailure,
+  toJobFailure,
+} from '../../src/invoices/job-failure.js';
 
 const coded = (code: string, message = 'boom') => Object.assign(new Error(message), { code });
 
@@ -37,5 +42,25 @@ describe('toJobFailure', () => {
   it('an error without a code is retried, marked UNEXPECTED_ERROR', () => {
     expect(toJobFailure(new TypeError('x')).message).toBe('UNEXPECTED_ERROR: x');
     expect(toJobFailure('text').message).toBe('UNEXPECTED_ERROR: text');
+  });
+});
+
+describe('failureKindOf', () => {
+  it.each([
+    [InvoiceWorkerErrorCode.InvalidJob, FailureKind.Permanent],
+    [InvoiceWorkerErrorCode.MailRejected, FailureKind.Permanent],
+    [InvoiceWorkerErrorCode.RetryHorizonExhausted, FailureKind.Permanent],
+    [IdempotencyErrorCode.KeyReuse, FailureKind.Permanent],
+    [InvoiceWorkerErrorCode.MailThrottled, FailureKind.Throttled],
+    [InvoiceWorkerErrorCode.MailUnavailable, FailureKind.Transient],
+    [IdempotencyErrorCode.InProgress, FailureKind.Transient],
+    [IdempotencyErrorCode.StoreUnavailable, FailureKind.Transient],
+    [InvoiceWorkerErrorCode.FaultInjected, FailureKind.Transient],
+  ])('%s is %s', (code, kind) => {
+    expect(failureKindOf(coded(code))).toBe(kind);
+  });
+
+  it('an error without a code is transient (the horizon bounds it)', () => {
+    expect(failureKindOf(new TypeError('x'))).toBe(FailureKind.Transient);
   });
 });
