@@ -29,7 +29,7 @@ export class AppModule {
           },
           bodyLimitBytes: config.bodyLimitBytes,
           metrics: MetricsService,
-          redis: { url: config.redisUrl },
+          redis: { url: config.redisUrl, clusterNodes: config.redisClusterNodes },
         }),
         PaymentsModule,
         InvoicesModule,

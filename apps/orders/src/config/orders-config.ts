@@ -1,33 +1,40 @@
 import {
   ConfigError,
+  clusterPrefixProblem,
   envBool,
+  envBullmqPrefix,
   envHttpUrl,
   envInt,
   envPort,
+  envRedisNodes,
   envRedisUrl,
   parseEnv,
 } from '@retry-safe/app-shell';
 import { z } from 'zod';
 
 /** The environment the orders service reads, once, at start-up. */
-const EnvSchema = z.object({
-  ORDERS_PORT: envPort().default(3001),
-  PAYMENTS_URL: z
-    .string()
-    .default('http://127.0.0.1:3002')
-    .transform((list) => list.split(',').map((url) => url.trim()))
-    .pipe(z.array(envHttpUrl()).min(1, 'needs at least one URL')),
-  REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
-  BULLMQ_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_.-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_.-]')
-    .default('bull'),
-  UPSTREAM_RETRIES: envInt(0, 10).default(3),
-  UPSTREAM_ATTEMPT_TIMEOUT_MS: envInt(10, 120_000).default(5_000),
-  REQUEST_BUDGET_MS: envInt(100, 120_000).default(10_000),
-  BODY_LIMIT_BYTES: envInt(256, 1_048_576).default(16_384),
-  FAULTS_ENABLED: envBool().default(false),
-});
+const EnvSchema = z
+  .object({
+    ORDERS_PORT: envPort().default(3001),
+    PAYMENTS_URL: z
+      .string()
+      .default('http://127.0.0.1:3002')
+      .transform((list) => list.split(',').map((url) => url.trim()))
+      .pipe(z.array(envHttpUrl()).min(1, 'needs at least one URL')),
+    REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
+    REDIS_CLUSTER_NODES: envRedisNodes(),
+    // The hash tag keeps every key of the queue in one Cluster slot (BullMQ's scripts touch several at once).
+    BULLMQ_PREFIX: envBullmqPrefix(64).default('bull'),
+    UPSTREAM_RETRIES: envInt(0, 10).default(3),
+    UPSTREAM_ATTEMPT_TIMEOUT_MS: envInt(10, 120_000).default(5_000),
+    REQUEST_BUDGET_MS: envInt(100, 120_000).default(10_000),
+    BODY_LIMIT_BYTES: envInt(256, 1_048_576).default(16_384),
+    FAULTS_ENABLED: envBool().default(false),
+  })
+  .superRefine((e, ctx) => {
+    const problem = clusterPrefixProblem(e.REDIS_CLUSTER_NODES, e.BULLMQ_PREFIX);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['BULLMQ_PREFIX'], message: problem });
+  });
 
 /** Validated settings of the orders service. */
 export interface OrdersConfig {
@@ -37,6 +44,11 @@ export interface OrdersConfig {
   readonly paymentsUrls: readonly string[];
   /** `REDIS_URL` (default `redis://127.0.0.1:6379`): the Redis of the invoice queue. */
   readonly redisUrl: string;
+  /**
+   * `REDIS_CLUSTER_NODES` (default none): comma-separated `redis://` URLs of Redis Cluster nodes; when set, the
+   * queue lives on that Cluster instead of `REDIS_URL`, and `BULLMQ_PREFIX` must hold a hash tag (`{invoices}`).
+   */
+  readonly redisClusterNodes: readonly string[];
   /** `BULLMQ_PREFIX` (default `bull`): the key prefix of the queue (the worker must use the same). */
   readonly bullmqPrefix: string;
   /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to payments. */
@@ -65,6 +77,7 @@ export function loadOrdersConfig(env: Record<string, string | undefined>): Order
     port: e.ORDERS_PORT,
     paymentsUrls: e.PAYMENTS_URL,
     redisUrl: e.REDIS_URL,
+    redisClusterNodes: e.REDIS_CLUSTER_NODES,
     bullmqPrefix: e.BULLMQ_PREFIX,
     upstream: { retries: e.UPSTREAM_RETRIES, attemptTimeoutMs: e.UPSTREAM_ATTEMPT_TIMEOUT_MS },
     requestBudgetMs: e.REQUEST_BUDGET_MS,

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
 import { Queue } from 'bullmq';
-import type { Redis } from 'ioredis';
+import type { Cluster, Redis } from 'ioredis';
 import { REDIS_CLIENT } from '@retry-safe/app-shell';
 import { QueueUnavailableError } from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
@@ -16,7 +16,8 @@ export interface InvoiceReceipt {
 /**
  * Publishes invoice jobs. Every call is a new delivery with a fresh `deliveryId` (also the BullMQ job id), so a
  * producer retry really is a second job: deduplication is the worker's business, by order and version.
- * Jobs retry 5 times with exponential backoff (1 s, 2 s, 4 s...) when the worker fails them.
+ * Jobs retry 5 times with exponential backoff and full jitter (up to 1 s, 2 s, 4 s...) when the worker fails them;
+ * once those are spent, the worker's retry horizon keeps a transiently failing job alive (24 h by default).
  */
 @Injectable()
 export class InvoicesService implements OnModuleDestroy {
@@ -25,7 +26,7 @@ export class InvoicesService implements OnModuleDestroy {
 
   constructor(
     @Inject(ORDERS_CONFIG) config: OrdersConfig,
-    @Inject(REDIS_CLIENT) redis: Redis,
+    @Inject(REDIS_CLIENT) redis: Redis | Cluster,
     private readonly metrics: MetricsService,
   ) {
     this.queue = new Queue(INVOICES_QUEUE, {
@@ -34,7 +35,8 @@ export class InvoicesService implements OnModuleDestroy {
       prefix: config.bullmqPrefix,
       defaultJobOptions: {
         attempts: 5,
-        backoff: { type: 'exponential', delay: 1_000 },
+        // jitter 1: each delay drawn in [0, 2^n s], so jobs that failed together do not come back together.
+        backoff: { type: 'exponential', delay: 1_000, jitter: 1 },
         // Keep finished jobs for a day (the receipts are worth inspecting), bounded in number.
         removeOnComplete: { age: 86_400, count: 10_000 },
         removeOnFail: { age: 7 * 86_400 },

@@ -7,6 +7,7 @@ describe('loadOrdersConfig', () => {
       port: 3001,
       paymentsUrls: ['http://127.0.0.1:3002'],
       redisUrl: 'redis://127.0.0.1:6379',
+      redisClusterNodes: [],
       bullmqPrefix: 'bull',
       upstream: { retries: 3, attemptTimeoutMs: 5_000 },
       requestBudgetMs: 10_000,
@@ -35,5 +36,14 @@ describe('loadOrdersConfig', () => {
     expect(load).toThrow(/REDIS_URL="http:\/\/127.0.0.1:6379": must be a redis:\/\/ or rediss:\/\/ URL/);
     expect(load).toThrow(/BULLMQ_PREFIX="has space"/);
     expect(load).toThrow(/UPSTREAM_RETRIES="-1": must be between 0 and 10/);
+  });
+
+  it('reads Redis Cluster nodes, and then wants a hash tag in the queue prefix', () => {
+    const nodes = 'redis://127.0.0.1:7001,redis://127.0.0.1:7002';
+    const config = loadOrdersConfig({ REDIS_CLUSTER_NODES: nodes, BULLMQ_PREFIX: '{invoices}' });
+    expect([config.redisClusterNodes, config.bullmqPrefix]).toEqual([nodes.split(','), '{invoices}']);
+    expect(() => loadOrdersConfig({ REDIS_CLUSTER_NODES: nodes })).toThrow(
+      'BULLMQ_PREFIX=null: must contain a {hash tag} (e.g. {invoices}) when REDIS_CLUSTER_NODES is set',
+    );
   });
 });
