@@ -18,7 +18,7 @@ import {
 } from '@retry-safe/testing';
 import type { Queue } from 'bullmq';
 import type { Cluster } from 'ioredis';
-import { ACK_FAILS_ONCE } from '../scenarios/jobs.scenario.js';
+import { ACK_FAILS_ONCE } from '@retry-safe/scenarios';
 import {
   DEAD_LETTER_QUEUE,
   freshInvoice,

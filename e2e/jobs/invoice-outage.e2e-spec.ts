@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { metricSample, startRedis, type RedisHandle } from '@retry-safe/testing';
 import type { Queue } from 'bullmq';
 import {
   DEAD_LETTER_QUEUE,
@@ -18,7 +18,6 @@ import {
   freshInvoice,
   invoiceQueue,
   redriveCli,
-  sample,
   settled,
   startProvider,
   startWorkerGroup,
@@ -84,10 +83,10 @@ describe('invoice worker: a mail provider outage', () => {
     const latest = Math.max(...emails.map((e) => Date.parse(e.createdAt)));
     expect(latest - recoveredAt).toBeLessThanOrEqual(CAP_MS + SEND_BUDGET_MS);
     const metrics = await worker.metrics();
-    expect(sample(metrics, 'invoice_job_retries_total{code="MAIL_PROVIDER_UNAVAILABLE"}')).toBeGreaterThan(
-      10,
-    );
-    expect(sample(metrics, 'invoice_dead_letters_total')).toBe(0);
+    expect(
+      metricSample(metrics, 'invoice_job_retries_total', { code: 'MAIL_PROVIDER_UNAVAILABLE' }),
+    ).toBeGreaterThan(10);
+    expect(metricSample(metrics, 'invoice_dead_letters_total')).toBe(0);
   });
 });
 
@@ -130,7 +129,7 @@ describe('invoice worker: past the retry horizon, the dead-letter queue and `pnp
       /^RETRY_HORIZON_EXHAUSTED: retry horizon ended for job .*; last failure: MAIL_PROVIDER_UNAVAILABLE: /,
     );
     expect(await deadLetters.getWaitingCount()).toBe(1);
-    expect(sample(await worker.metrics(), 'invoice_dead_letter_jobs')).toBe(1);
+    expect(metricSample(await worker.metrics(), 'invoice_dead_letter_jobs')).toBe(1);
 
     await provider.process.start();
     const first = await redriveCli(cliEnv, ['--all']);

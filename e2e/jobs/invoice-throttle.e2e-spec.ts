@@ -3,12 +3,11 @@
  * `Retry-After`), and a worker gets SIGTERM while a send is held at the provider (a `delay` fault).
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { startRedis, waitFor, type RedisHandle } from '@retry-safe/testing';
+import { metricSample, startRedis, waitFor, type RedisHandle } from '@retry-safe/testing';
 import type { Queue } from 'bullmq';
 import {
   freshInvoice,
   invoiceQueue,
-  sample,
   settled,
   startProvider,
   startWorker,
@@ -77,7 +76,7 @@ describe('invoice worker: the provider throttles (429 with Retry-After)', () => 
       const inside = (at: number) => at > throttled.endedAt && at < throttled.endedAt + RETRY_AFTER_S * 1000;
       expect(posts.filter((r) => inside(r.startedAt))).toEqual([]);
     }
-    expect(sample(await worker.metrics(), 'invoice_job_throttles_total')).toBe(3);
+    expect(metricSample(await worker.metrics(), 'invoice_job_throttles_total')).toBe(3);
   });
 });
 

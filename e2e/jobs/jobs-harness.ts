@@ -7,11 +7,19 @@
  */
 import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { freePort, startServiceProcess, waitFor, type ServiceProcess } from '@retry-safe/testing';
 import { Queue, type Job, type JobsOptions } from 'bullmq';
+import type { Cluster } from 'ioredis';
+import type { DeliveryEntry } from '@retry-safe/scenarios';
 
 const PROVIDER_ENTRY = fileURLToPath(new URL('../../apps/provider-sim/dist/main.js', import.meta.url));
 const WORKER_ENTRY = fileURLToPath(new URL('../../apps/invoice-worker/dist/main.js', import.meta.url));
+const REDRIVE_ENTRY = fileURLToPath(
+  new URL('../../apps/invoice-worker/dist/dead-letters/redrive.cli.js', import.meta.url),
+);
+const run = promisify(execFile);
 
 /** The queue the worker consumes (the contract with the producer). */
 export const INVOICES_QUEUE = 'invoices';
@@ -49,26 +57,55 @@ export function uniqueTag(): string {
   return randomUUID().slice(0, 8);
 }
 
+/** A request as provider-sim's `GET /__requests` lists it (FAULTS_ENABLED only). */
+export interface ProviderRequest {
+  route: string;
+  method: string;
+  idempotencyKey?: string;
+  startedAt: number;
+  endedAt: number;
+  status: number | 'aborted';
+}
+
 /** A provider-sim process. */
 export interface Provider {
   readonly process: ServiceProcess;
   readonly url: string;
   emails(): Promise<{ calls: number; emails: SentEmail[] }>;
   reset(): Promise<void>;
+  /** `PUT /__faults` (needs `faults: true`). */
+  setFaults(rules: readonly Record<string, unknown>[]): Promise<void>;
+  /** `GET /__faults`: each rule with how often it fired. */
+  faults(): Promise<{ rules: Array<Record<string, unknown> & { fired: number }> }>;
+  /** `GET /__requests`: every request it answered, those its fault rules answered included (`faults: true`). */
+  requests(): Promise<ProviderRequest[]>;
 }
 
-/** Starts provider-sim (`dedup` on or off) on a free port. */
-export async function startProvider(name: string, dedup: 'on' | 'off'): Promise<Provider> {
+/** Starts provider-sim (`dedup` on or off) on a free port; `faults` mounts its fault and journal routes. */
+export async function startProvider(
+  name: string,
+  dedup: 'on' | 'off',
+  options: { faults?: boolean; env?: Record<string, string> } = {},
+): Promise<Provider> {
   const port = await freePort();
   const service = await startServiceProcess({
     name,
     entry: PROVIDER_ENTRY,
     port,
-    env: { PROVIDER_PORT: String(port), PROVIDER_DEDUP: dedup },
+    env: {
+      PROVIDER_PORT: String(port),
+      PROVIDER_DEDUP: dedup,
+      FAULTS_ENABLED: String(options.faults ?? false),
+      ...options.env,
+    },
   });
   return {
     process: service,
     url: service.url,
+    setFaults: (rules) => putFaults(service.url, rules),
+    faults: async () => (await fetch(`${service.url}/__faults`)).json() as never,
+    requests: async () =>
+      ((await (await fetch(`${service.url}/__requests`)).json()) as { requests: ProviderRequest[] }).requests,
     emails: async () => {
       const res = await fetch(`${service.url}/v1/emails`);
       if (res.status !== 200) throw new Error(`GET /v1/emails answered ${res.status}`);
@@ -94,6 +131,9 @@ export interface WorkerSettings {
   env?: Record<string, string>;
 }
 
+/** One delivery as the worker's `GET /__requests` lists it. */
+export type WorkerDelivery = DeliveryEntry;
+
 /** An invoice-worker process with its fault admin API. */
 export interface WorkerProcess {
   readonly process: ServiceProcess;
@@ -101,6 +141,17 @@ export interface WorkerProcess {
   setFaults(rules: readonly Record<string, unknown>[]): Promise<void>;
   /** `GET /metrics` as text. */
   metrics(): Promise<string>;
+  /** `GET /__requests`: the deliveries this process handled. */
+  deliveries(): Promise<WorkerDelivery[]>;
+}
+
+async function putFaults(url: string, rules: readonly Record<string, unknown>[]): Promise<void> {
+  const res = await fetch(`${url}/__faults`, {
+    method: 'PUT',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ rules }),
+  });
+  if (res.status !== 200) throw new Error(`PUT /__faults answered ${res.status}: ${await res.text()}`);
 }
 
 /** Starts invoice-worker with FAULTS_ENABLED=true on a free port. */
@@ -122,23 +173,91 @@ export async function startWorker(settings: WorkerSettings): Promise<WorkerProce
   });
   return {
     process: service,
-    setFaults: async (rules) => {
-      const res = await fetch(`${service.url}/__faults`, {
-        method: 'PUT',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ rules }),
-      });
-      if (res.status !== 200) throw new Error(`PUT /__faults answered ${res.status}: ${await res.text()}`);
-    },
+    setFaults: (rules) => putFaults(service.url, rules),
     metrics: async () => (await fetch(`${service.url}/metrics`)).text(),
+    deliveries: async () =>
+      ((await (await fetch(`${service.url}/__requests`)).json()) as { requests: WorkerDelivery[] }).requests,
   };
 }
 
-/** The producer side: a BullMQ Queue on the group's prefix. */
-export function invoiceQueue(redisUrl: string, prefix: string): Queue<InvoiceJobData, InvoiceReceipt> {
-  return new Queue<InvoiceJobData, InvoiceReceipt>(INVOICES_QUEUE, {
-    connection: { url: redisUrl },
+/** The producer side: a BullMQ Queue on the group's prefix (a Redis URL, or a Cluster client the caller closes). */
+export function invoiceQueue(
+  redis: string | Cluster,
+  prefix: string,
+  name: string = INVOICES_QUEUE,
+): Queue<InvoiceJobData, InvoiceReceipt> {
+  return new Queue<InvoiceJobData, InvoiceReceipt>(name, {
+    connection: typeof redis === 'string' ? { url: redis } : redis,
     prefix,
+  });
+}
+
+/** The dead-letter queue's name (the worker's contract with its operators). */
+export const DEAD_LETTER_QUEUE = 'invoices-dead-letter';
+
+/** `pnpm invoices:redrive <args>` against a worker group's Redis and prefix: exit code and its JSON report. */
+export async function redriveCli(
+  env: Record<string, string>,
+  args: readonly string[],
+): Promise<{
+  code: number;
+  report: { redriven: { deadJobId: string; jobId: string }[]; notFound: string[] };
+}> {
+  try {
+    const { stdout } = await run(process.execPath, [REDRIVE_ENTRY, ...args], {
+      env: { ...process.env, NODE_OPTIONS: '', ...env },
+    });
+    return { code: 0, report: JSON.parse(stdout) };
+  } catch (error) {
+    const failed = error as { code?: number; stdout?: string };
+    return { code: failed.code ?? -1, report: JSON.parse(failed.stdout ?? '{}') };
+  }
+}
+
+/** A worker process and the producer's queue on a fresh BullMQ and idempotency prefix. */
+export interface WorkerGroup {
+  readonly worker: WorkerProcess;
+  readonly queue: Queue<InvoiceJobData, InvoiceReceipt>;
+  readonly prefix: string;
+  /** Closes the queue, then stops the worker. */
+  close(): Promise<void>;
+}
+
+/** Starts one worker on `redisUrl` sending to `provider`, and its producer queue, on a prefix of its own. */
+export async function startWorkerGroup(
+  name: string,
+  redisUrl: string,
+  provider: Provider,
+  env: Record<string, string> = {},
+): Promise<WorkerGroup> {
+  const prefix = `e2e-${name}-${uniqueTag()}`;
+  const worker = await startWorker({
+    name,
+    redisUrl,
+    providerUrl: provider.url,
+    prefix,
+    keyPrefix: `${prefix}:idem:`,
+    env,
+  });
+  const queue = invoiceQueue(redisUrl, prefix);
+  return {
+    worker,
+    queue,
+    prefix,
+    close: async () => {
+      await queue.close();
+      await worker.process.kill('SIGTERM');
+    },
+  };
+}
+
+/** A first publication of version 1 of a new order's invoice, for a new tenant. */
+export function freshInvoice(): InvoiceJobData {
+  return invoice({
+    tenantId: randomUUID(),
+    orderId: randomUUID(),
+    invoiceVersion: 1,
+    email: 'ada@example.com',
   });
 }
 

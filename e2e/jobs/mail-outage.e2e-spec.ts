@@ -4,10 +4,15 @@
  * to {@link OUTAGE_MS}, still longer than the producer's 5 attempts from 1 s; the worker's cap to {@link CAP_MS}.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mailOutageScenario, type MailOutageData } from '../scenarios/mail-outage.scenario.js';
-import { expectedTable, runRow } from '../scenarios/scenario.js';
-import { stackTarget } from '../scenarios/stack-target.js';
-import { startStack, type Stack } from '../support/stack.js';
+import {
+  expectedTable,
+  mailOutageScenario,
+  runRow,
+  stackTarget,
+  startStack,
+  type MailOutageData,
+  type Stack,
+} from '@retry-safe/scenarios';
 
 const OUTAGE_MS = 22_000;
 const CAP_MS = 2_000;

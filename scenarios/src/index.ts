@@ -9,6 +9,12 @@ export { ACK_FAILS_ONCE, type JobsData } from './definitions/jobs.scenario.js';
 export { secondGot, type KeysData } from './definitions/keys.scenario.js';
 export { SHORT_LEASE_MS, type LeaseData } from './definitions/lease.scenario.js';
 export type { ChainData } from './definitions/chain.scenario.js';
+export {
+  MAIL_OUTAGE,
+  OUTAGE_INVOICES,
+  type MailOutageData,
+  type MailOutageOptions,
+} from './definitions/mail-outage.scenario.js';
 export type { ProviderData } from './definitions/provider.scenario.js';
 export type { RedisDownData } from './definitions/redis-down.scenario.js';
 export * from './engine/scenario.js';

@@ -3,6 +3,7 @@ import { chainScenario } from './chain.scenario.js';
 import { jobsScenario } from './jobs.scenario.js';
 import { keysScenario } from './keys.scenario.js';
 import { leaseScenario } from './lease.scenario.js';
+import { mailOutageScenario30s } from './mail-outage.scenario.js';
 import { providerScenario } from './provider.scenario.js';
 import { redisDownScenario } from './redis-down.scenario.js';
 import type { Scenario } from '../engine/scenario.js';
@@ -13,8 +14,10 @@ export const SCENARIOS: ReadonlyArray<Scenario<unknown>> = [
   providerScenario,
   jobsScenario,
   leaseScenario,
+  mailOutageScenario30s,
   // Last: it takes Redis away from every service.
   redisDownScenario,
 ] as ReadonlyArray<Scenario<unknown>>;
 
 export { chainScenario, jobsScenario, keysScenario, leaseScenario, providerScenario, redisDownScenario };
+export { mailOutageScenario, mailOutageScenario30s } from './mail-outage.scenario.js';

@@ -8,9 +8,9 @@
  * started with FAULTS_ENABLED=true), never a setting of its own.
  */
 import { randomUUID } from 'node:crypto';
-import { send, sleep, until } from './http.js';
-import { defineScenario, type StepContext } from './scenario.js';
-import type { EmailLedger } from './target.js';
+import { metricValue, sleep, waitFor } from '@retry-safe/testing';
+import { defineScenario, type StepContext } from '../engine/scenario.js';
+import type { EmailLedger } from '../engine/target.js';
 
 /** What one row measured. */
 export interface MailOutageData {
@@ -44,12 +44,9 @@ export const MAIL_OUTAGE = {
   code: 'mail_outage',
 } as const;
 
-const FAILED = 'invoice_jobs_total{outcome="failed"}';
-
-async function failedJobs(ctx: StepContext): Promise<number> {
-  const text = (await send(`${ctx.target.urls.worker}/metrics`, {})).text;
-  const line = text.split('\n').find((l) => l.startsWith(`${FAILED} `));
-  return line === undefined ? 0 : Number(line.slice(FAILED.length + 1));
+/** Jobs the worker failed for good so far (`invoice_jobs_total{outcome="failed"}`). */
+function failedJobs(ctx: StepContext): Promise<number> {
+  return metricValue(ctx.target.urls.worker ?? '', 'invoice_jobs_total', { outcome: 'failed' });
 }
 
 function outageRow(
@@ -82,7 +79,7 @@ function outageRow(
       await ctx.target.setFaults('provider', []);
       ctx.note('mail provider back');
       ctx.step('provider back; waiting for every job to be sent or failed');
-      const settled = await until(
+      const settled = await waitFor(
         'every invoice sent or failed',
         async () => {
           const emails = await ctx.target.emails();
