@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { startRedis, waitFor, type RedisHandle } from '@retry-safe/testing';
+import { startRedis, waitFor } from '@retry-safe/testing';
 import { Queue, type Job } from 'bullmq';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
@@ -32,16 +32,23 @@ const DELIVERY_ALLOWANCE_MS = 500;
 
 interface Harness {
   app: INestApplication;
+  /** The stub mail provider the worker sends to. */
+  mail: StubMailProvider;
   invoices: Queue;
   deadLetters: Queue;
   /** Calls of the shutdown's exit: code, and when (epoch ms). */
   exits: { code: number; at: number }[];
-  /** Closes the queues, then the app. */
+  /** Closes the app (its shutdown hooks), once. */
+  closeApp(): Promise<void>;
+  /** Closes the queues, the app, the stub and Redis. */
   close(): Promise<void>;
 }
 
-async function startHarness(redis: RedisHandle, mail: StubMailProvider, env: Record<string, string>) {
+/** A worker app on its own Redis and stub mail provider, with the queues a test needs. */
+async function startHarness(env: Record<string, string>): Promise<Harness> {
   Logger.overrideLogger(false);
+  const redis = await startRedis();
+  const mail = await startStubMailProvider();
   const prefix = `it-retry-${randomUUID().slice(0, 8)}`;
   const config = loadConfig({
     REDIS_URL: redis.url,
@@ -66,17 +73,23 @@ async function startHarness(redis: RedisHandle, mail: StubMailProvider, env: Rec
   const connection = { url: redis.url };
   const invoices = new Queue('invoices', { connection, prefix });
   const deadLetters = new Queue(DEAD_LETTER_QUEUE, { connection, prefix });
+  let appClosed: Promise<void> | undefined;
+  const closeApp = (): Promise<void> => (appClosed ??= app.close());
   return {
     app,
+    mail,
     invoices,
     deadLetters,
     exits,
+    closeApp,
     close: async () => {
       await invoices.close();
       await deadLetters.close();
-      await app.close();
+      await closeApp();
+      await mail.close();
+      await redis.close();
     },
-  } satisfies Harness;
+  };
 }
 
 async function settled(queue: Queue, id: string, timeoutMs = 10_000): Promise<{ state: string; job: Job }> {
@@ -103,21 +116,17 @@ const keyOf = (data: { orderId: string }) =>
   `mail.invoice.${TENANT.replaceAll('-', '')}.${data.orderId.replaceAll('-', '')}.v1`;
 
 describe('retry policy on a real Redis', () => {
-  let redis: RedisHandle;
-  let mail: StubMailProvider;
   let h: Harness;
+  let mail: StubMailProvider;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    mail = await startStubMailProvider();
     // A horizon long enough for three 1 s pauses: these jobs must all end sent.
-    h = await startHarness(redis, mail, { WORKER_RETRY_HORIZON_MS: '20000' });
+    h = await startHarness({ WORKER_RETRY_HORIZON_MS: '20000' });
+    mail = h.mail;
   });
 
   afterAll(async () => {
     await h?.close();
-    await mail?.close();
-    await redis?.close();
   });
 
   beforeEach(() => {
@@ -184,20 +193,16 @@ describe('retry policy on a real Redis', () => {
 });
 
 describe('retry horizon, dead letters and re-drive', () => {
-  let redis: RedisHandle;
-  let mail: StubMailProvider;
   let h: Harness;
+  let mail: StubMailProvider;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    mail = await startStubMailProvider();
-    h = await startHarness(redis, mail, {});
+    h = await startHarness({});
+    mail = h.mail;
   });
 
   afterAll(async () => {
     await h?.close();
-    await mail?.close();
-    await redis?.close();
   });
 
   it('an outage past the horizon dead-letters the job; the re-drive sends it once; a second one sends nothing', async () => {
@@ -291,10 +296,9 @@ describe('retry horizon, dead letters and re-drive', () => {
 
 describe('shutdown', () => {
   it('waits for the running send, bounded by WORKER_SHUTDOWN_TIMEOUT_MS, then exits', async () => {
-    const redis = await startRedis();
-    const mail = await startStubMailProvider();
     const timeoutMs = 300;
-    const h = await startHarness(redis, mail, { WORKER_SHUTDOWN_TIMEOUT_MS: String(timeoutMs) });
+    const h = await startHarness({ WORKER_SHUTDOWN_TIMEOUT_MS: String(timeoutMs) });
+    const { mail } = h;
     try {
       mail.script([{ status: 201, delayMs: 3_000 }]);
       await h.invoices.add('invoice', invoice());
@@ -303,16 +307,13 @@ describe('shutdown', () => {
       });
       const started = Date.now();
 
-      await h.app.close();
+      await h.closeApp();
 
       expect(h.exits.map((e) => e.code)).toEqual([1]);
       expect(h.exits[0]!.at - started).toBeGreaterThanOrEqual(timeoutMs);
       expect(h.exits[0]!.at - started).toBeLessThan(timeoutMs + DELIVERY_ALLOWANCE_MS);
     } finally {
-      await h.invoices.close();
-      await h.deadLetters.close();
-      await mail.close();
-      await redis.close();
+      await h.close();
     }
   });
 });
