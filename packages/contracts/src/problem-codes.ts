@@ -21,6 +21,7 @@ export const ProblemCode = {
   QueueUnavailable: 'queue_unavailable',
   // Payments.
   PaymentRejected: 'payment_rejected',
+  ProviderUnavailable: 'provider_unavailable',
   PaymentInProgress: 'payment_in_progress',
   // Idempotency (published by problemForIdempotencyError).
   IdempotencyKeyReused: 'idempotency_key_reused',

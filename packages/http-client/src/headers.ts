@@ -11,3 +11,6 @@ export const REQUEST_ID_HEADER = ChainHeader.RequestId;
 
 /** The client's idempotency key, the same on every attempt of every hop (its wire form: `formatIdempotencyKey`). */
 export const IDEMPOTENCY_KEY_HEADER = ChainHeader.IdempotencyKey;
+
+/** `x-retry-exhausted: true`: the hop below already retried this failure; see `ChainHeader.RetryExhausted`. */
+export const RETRY_EXHAUSTED_HEADER = ChainHeader.RetryExhausted;

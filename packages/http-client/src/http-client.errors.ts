@@ -6,6 +6,8 @@ export const HttpClientErrorCode = {
   UpstreamTimeout: 'UPSTREAM_TIMEOUT',
   /** Programmer error: bad client options, or a header value axios would silently alter. */
   InvalidRequest: 'HTTP_CLIENT_INVALID_REQUEST',
+  /** The call's `signal` aborted it (the caller of this hop went away); no retry follows. */
+  RequestAborted: 'REQUEST_ABORTED',
 } as const;
 export type HttpClientErrorCode = (typeof HttpClientErrorCode)[keyof typeof HttpClientErrorCode];
 
@@ -26,6 +28,13 @@ export interface HttpClientErrorContext {
   attempts: number;
   /** The answer of the last attempt when it got one (a 5xx); pass it up unchanged where that is right. */
   response?: UpstreamResponse | undefined;
+  /**
+   * True when this failure must not be retried again further up the chain: this client retried it (or its retry
+   * budget or the deadline refused a retry), or the answer carried `x-retry-exhausted`. A hop that passes the
+   * failure up sends `x-retry-exhausted: true` with it.
+   * @default false
+   */
+  retriesExhausted?: boolean;
   cause?: unknown;
 }
 
@@ -38,6 +47,8 @@ export class HttpClientError extends Error {
   /** Status of the last attempt's answer, if it got one. */
   readonly lastStatus: number | undefined;
   readonly response: UpstreamResponse | undefined;
+  /** See {@link HttpClientErrorContext.retriesExhausted}. */
+  readonly retriesExhausted: boolean;
 
   constructor(code: HttpClientErrorCode, message: string, context: HttpClientErrorContext) {
     super(message, { cause: context.cause });
@@ -48,6 +59,7 @@ export class HttpClientError extends Error {
     this.attempts = context.attempts;
     this.response = context.response;
     this.lastStatus = context.response?.status;
+    this.retriesExhausted = context.retriesExhausted ?? false;
   }
 }
 
@@ -69,6 +81,13 @@ export class UpstreamTimeoutError extends HttpClientError {
 export class InvalidRequestError extends HttpClientError {
   constructor(message: string, context: HttpClientErrorContext) {
     super(HttpClientErrorCode.InvalidRequest, message, context);
+  }
+}
+
+/** `REQUEST_ABORTED`: the call's `signal` fired; whatever was in flight was abandoned, nothing is retried. */
+export class RequestAbortedError extends HttpClientError {
+  constructor(message: string, context: HttpClientErrorContext) {
+    super(HttpClientErrorCode.RequestAborted, message, context);
   }
 }
 

@@ -1,21 +1,30 @@
-export { DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './headers.js';
+export {
+  DEADLINE_HEADER,
+  IDEMPOTENCY_KEY_HEADER,
+  REQUEST_ID_HEADER,
+  RETRY_EXHAUSTED_HEADER,
+} from './headers.js';
+export { DEFAULT_MIN_ATTEMPT_MS, HOP_DEADLINE_MARGIN_MS } from './defaults.js';
 export { retryAfterMs } from './backoff.js';
 export { parseDeadline, remainingMs } from './deadline.js';
-export {
-  createServiceClient,
-  type AttemptInfo,
-  type CallOptions,
-  type HttpMethod,
-  type RequestOptions,
-  type RetryInfo,
-  type ServiceClient,
-  type ServiceClientOptions,
-  type ServiceResponse,
-} from './service-client.js';
+export { signalWhenCallerLeaves } from './caller-signal.js';
+export { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
+export { createServiceClient } from './service-client.js';
+export type {
+  AttemptInfo,
+  CallOptions,
+  HttpMethod,
+  RequestOptions,
+  RetryInfo,
+  ServiceClient,
+  ServiceClientOptions,
+  ServiceResponse,
+} from './service-client.options.js';
 export {
   HttpClientError,
   HttpClientErrorCode,
   InvalidRequestError,
+  RequestAbortedError,
   UpstreamTimeoutError,
   UpstreamUnavailableError,
   isHttpClientError,

@@ -1,195 +1,28 @@
-import axios, { AxiosHeaders, type AxiosError, type AxiosInstance, type AxiosRequestConfig } from 'axios';
+import axios, {
+  type AxiosError,
+  type AxiosHeaders,
+  type AxiosInstance,
+  type AxiosRequestConfig,
+} from 'axios';
 import axiosRetry from 'axios-retry';
-import { backoffDelayMs, retryAfterMs } from './backoff.js';
-import {
-  InvalidRequestError,
-  UpstreamTimeoutError,
-  UpstreamUnavailableError,
-  type HttpClientErrorContext,
-  type UpstreamResponse,
-} from './http-client.errors.js';
+import { backoffDelayMs } from './backoff.js';
+import { CallState, STATE_KEY, stateOf, type ConfigWithState } from './call-state.js';
+import { RETRYABLE_ERROR_CODES, markedExhausted, toClientError, toHeaderRecord } from './failures.js';
+import { DEFAULT_MIN_ATTEMPT_MS } from './defaults.js';
 import { DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './headers.js';
+import { InvalidRequestError, RequestAbortedError, UpstreamTimeoutError } from './http-client.errors.js';
+import { RetryBudget } from './retry-budget.js';
+import type {
+  CallOptions,
+  HttpMethod,
+  RequestOptions,
+  ServiceClient,
+  ServiceClientOptions,
+  ServiceResponse,
+} from './service-client.options.js';
 
-/** HTTP methods the client sends. */
-export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
-
-/** What {@link ServiceClientOptions.onAttempt} receives, once per attempt, before it is sent. */
-export interface AttemptInfo {
-  /** 1 for the first attempt. */
-  attempt: number;
-  method: HttpMethod;
-  path: string;
-  baseURL: string;
-  /** This attempt's timeout: `min(attemptTimeoutMs, time left before the deadline)`. */
-  timeoutMs: number;
-  remainingMs: number;
-  deadline: number;
-  idempotencyKey: string | undefined;
-  requestId: string | undefined;
-}
-
-/** What {@link ServiceClientOptions.onRetry} receives when a failed attempt is about to be retried. */
-export interface RetryInfo {
-  /** 1 for the first retry (so attempt `retry + 1` comes next). */
-  retry: number;
-  /** The attempt that failed. */
-  attempt: number;
-  method: HttpMethod;
-  path: string;
-  /** The backoff before the next attempt. */
-  delayMs: number;
-  /** Status of the failed attempt (502/503/504), or undefined for a network error or timeout. */
-  status: number | undefined;
-  /** Error code of the failed attempt (`ECONNRESET`, `ETIMEDOUT`, `ERR_BAD_RESPONSE`...). */
-  errorCode: string | undefined;
-  idempotencyKey: string | undefined;
-  requestId: string | undefined;
-}
-
-/** Options of {@link createServiceClient}. Give `baseURL` or `baseURLs`. */
-export interface ServiceClientOptions {
-  /** Base URL of the service, e.g. `http://127.0.0.1:3002`. */
-  baseURL?: string;
-  /** Several base URLs of the same service, used round robin, one per attempt (a retry goes to the next one). */
-  baseURLs?: readonly string[];
-  /**
-   * Retries after the first attempt.
-   * @default 3
-   */
-  retries?: number;
-  /**
-   * Backoff of the first retry; doubles with each retry, with jitter (half to all of the value).
-   * @default 50
-   */
-  baseDelayMs?: number;
-  /**
-   * Upper bound of one backoff, also of a `Retry-After` hint.
-   * @default 1000
-   */
-  maxDelayMs?: number;
-  /**
-   * Timeout of one attempt; the deadline lowers it when less time is left.
-   * @default 2000
-   */
-  attemptTimeoutMs?: number;
-  /**
-   * Budget of a call that passes no `deadline` (the deadline is then now + this).
-   * @default 10000
-   */
-  defaultBudgetMs?: number;
-  /**
-   * No retry starts with less time than this left before the deadline (after its backoff).
-   * @default 20
-   */
-  minAttemptMs?: number;
-  /**
-   * Statuses that are retried. 4xx is never retried by a hop: it passes up to the caller.
-   * @default [502, 503, 504]
-   */
-  retryStatuses?: readonly number[];
-  /**
-   * Headers sent on every call (a call's own headers win).
-   * @default {}
-   */
-  headers?: Record<string, string>;
-  /**
-   * Called before every attempt (metrics, scenario recordings). Errors it throws are ignored.
-   * @default undefined
-   */
-  onAttempt?: (info: AttemptInfo) => void;
-  /**
-   * Called when a failed attempt will be retried, before the backoff. Errors it throws are ignored.
-   * @default undefined
-   */
-  onRetry?: (info: RetryInfo) => void;
-  /**
-   * Source of jitter, a number in [0, 1).
-   * @default Math.random
-   */
-  random?: () => number;
-}
-
-/** Per-call options. */
-export interface CallOptions {
-  /** Sent as `Idempotency-Key` on every attempt, exactly as given (pass the client's raw header value). */
-  idempotencyKey?: string;
-  /**
-   * Absolute deadline (epoch ms) of the whole chain; sent as `x-request-deadline` on every attempt.
-   * @default Date.now() + defaultBudgetMs
-   */
-  deadline?: number;
-  /** Sent as `x-request-id` on every attempt. */
-  requestId?: string;
-  /** Extra headers for this call. */
-  headers?: Record<string, string>;
-}
-
-/** Options of {@link ServiceClient.request}. */
-export interface RequestOptions extends CallOptions {
-  /** JSON body. */
-  body?: unknown;
-}
-
-/**
- * A 2xx, 3xx or 4xx answer. 4xx is returned, not thrown, so its status, `code` and `Retry-After` can pass up
- * unchanged; check `ok` (2xx) before reading `data` as `T`.
- */
-export type ServiceResponse<T> =
-  | { ok: true; status: number; data: T; headers: Record<string, string>; attempts: number }
-  | { ok: false; status: number; data: unknown; headers: Record<string, string>; attempts: number };
-
-/** Calls one downstream service with retries inside a deadline. Create one per downstream service. */
-export interface ServiceClient {
-  request<T = unknown>(
-    method: HttpMethod,
-    path: string,
-    options?: RequestOptions,
-  ): Promise<ServiceResponse<T>>;
-  post<T = unknown>(path: string, body: unknown, options?: CallOptions): Promise<ServiceResponse<T>>;
-  get<T = unknown>(path: string, options?: CallOptions): Promise<ServiceResponse<T>>;
-}
-
-// Codes of failures where the request may or may not have reached the server; with a propagated idempotency key
-// a retry is safe either way (that is the point of the key).
-const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'ECONNABORTED',
-  'EAI_AGAIN',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENETDOWN',
-  'ERR_NETWORK',
-]);
-const TIMEOUT_CODES: ReadonlySet<string> = new Set(['ETIMEDOUT', 'ECONNABORTED']);
 // What axios would strip or trim from a header value: an idempotency key must never be altered silently.
 const SAFE_HEADER_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
-
-const STATE_KEY = 'retrySafeCall';
-
-/** State of one call across its attempts; a class instance, so axios' config merging keeps it by reference. */
-class CallState {
-  attempts = 0;
-  nextDelayMs = 0;
-  stoppedByDeadline = false;
-
-  constructor(
-    readonly method: HttpMethod,
-    readonly path: string,
-    readonly deadline: number,
-    readonly idempotencyKey: string | undefined,
-    readonly requestId: string | undefined,
-  ) {}
-}
-
-type ConfigWithState = AxiosRequestConfig & { [STATE_KEY]?: CallState };
-
-function stateOf(config: AxiosRequestConfig | undefined): CallState | undefined {
-  const state = (config as ConfigWithState | undefined)?.[STATE_KEY];
-  return state instanceof CallState ? state : undefined;
-}
 
 function safely(hook: () => void): void {
   try {
@@ -197,16 +30,6 @@ function safely(hook: () => void): void {
   } catch {
     // Hooks feed metrics and recordings; they must not change the outcome of a call.
   }
-}
-
-function toHeaderRecord(headers: unknown): Record<string, string> {
-  const plain = headers instanceof AxiosHeaders ? headers.toJSON(true) : (headers as Record<string, unknown>);
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(plain ?? {})) {
-    if (value === undefined || value === null || value === false) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
-  }
-  return out;
 }
 
 /** Creates a {@link ServiceClient} (axios + axios-retry). */
@@ -221,6 +44,8 @@ class AxiosServiceClient implements ServiceClient {
   private readonly attemptTimeoutMs: number;
   private readonly defaultBudgetMs: number;
   private readonly minAttemptMs: number;
+  private readonly marginMs: number | undefined;
+  private readonly budget: RetryBudget | undefined;
   private readonly backoff: { baseDelayMs: number; maxDelayMs: number; random: () => number };
   private nextBaseURL = 0;
 
@@ -237,7 +62,9 @@ class AxiosServiceClient implements ServiceClient {
     this.retryStatuses = new Set(options.retryStatuses ?? [502, 503, 504]);
     this.attemptTimeoutMs = options.attemptTimeoutMs ?? 2000;
     this.defaultBudgetMs = options.defaultBudgetMs ?? 10_000;
-    this.minAttemptMs = options.minAttemptMs ?? 20;
+    this.minAttemptMs = options.minAttemptMs ?? DEFAULT_MIN_ATTEMPT_MS;
+    this.marginMs = options.attemptDeadlineMarginMs;
+    this.budget = options.retryBudget === false ? undefined : new RetryBudget(options.retryBudget);
     this.backoff = {
       baseDelayMs: options.baseDelayMs ?? 50,
       maxDelayMs: options.maxDelayMs ?? 1000,
@@ -251,39 +78,78 @@ class AxiosServiceClient implements ServiceClient {
       // Timeouts become ETIMEDOUT instead of ECONNABORTED (which axios-retry's defaults never retry).
       transitional: { silentJSONParsing: true, forcedJSONParsing: true, clarifyTimeoutError: true },
     });
-
     // Runs before every attempt, retries included: axios-retry re-enters the instance with the same config.
     this.http.interceptors.request.use((config) => {
       const state = stateOf(config);
-      if (state === undefined) return config;
-      state.attempts += 1;
-      const remaining = state.deadline - Date.now();
-      const timeoutMs = Math.max(1, Math.min(this.attemptTimeoutMs, remaining));
-      const baseURL = this.pickBaseURL();
-      config.baseURL = baseURL;
-      config.timeout = timeoutMs;
-      config.headers.set(DEADLINE_HEADER, String(state.deadline));
-      const onAttempt = this.options.onAttempt;
-      if (onAttempt !== undefined) {
-        safely(() =>
-          onAttempt({
-            attempt: state.attempts,
-            method: state.method,
-            path: state.path,
-            baseURL,
-            timeoutMs,
-            remainingMs: Math.max(0, remaining),
-            deadline: state.deadline,
-            idempotencyKey: state.idempotencyKey,
-            requestId: state.requestId,
-          }),
-        );
-      }
+      // An attempt that an abort (during a backoff) cancels before it is sent is not one.
+      if (state !== undefined && config.signal?.aborted !== true) this.prepareAttempt(config, state);
       return config;
     });
+    this.installRetries(options.retries ?? 3);
+  }
 
+  post<T>(path: string, body: unknown, options: CallOptions = {}): Promise<ServiceResponse<T>> {
+    return this.request<T>('POST', path, { ...options, body });
+  }
+
+  get<T>(path: string, options: CallOptions = {}): Promise<ServiceResponse<T>> {
+    return this.request<T>('GET', path, options);
+  }
+
+  async request<T>(
+    method: HttpMethod,
+    path: string,
+    options: RequestOptions = {},
+  ): Promise<ServiceResponse<T>> {
+    const now = Date.now();
+    const deadline = options.deadline ?? now + this.defaultBudgetMs;
+    const headers: Record<string, string> = { ...this.options.headers, ...options.headers };
+    if (options.idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey;
+    if (options.requestId !== undefined) headers[REQUEST_ID_HEADER] = options.requestId;
+    this.assertValid(method, path, deadline, headers);
+
+    const state = new CallState(method, path, deadline, options.idempotencyKey, options.requestId);
+    if (options.signal?.aborted === true) {
+      throw new RequestAbortedError(`${method} ${path}: aborted before the first attempt`, {
+        method,
+        path,
+        attempts: 0,
+      });
+    }
+    if (deadline - now < this.minAttemptMs) {
+      throw new UpstreamTimeoutError(
+        `${method} ${path}: less than ${this.minAttemptMs} ms left before the deadline, no attempt made`,
+        { method, path, attempts: 0 },
+      );
+    }
+    this.budget?.deposit();
+
+    const config: ConfigWithState = {
+      method,
+      url: path,
+      data: options.body,
+      headers,
+      signal: options.signal,
+      [STATE_KEY]: state,
+    };
+    try {
+      const response = await this.http.request(config);
+      const common = {
+        status: response.status,
+        headers: toHeaderRecord(response.headers),
+        attempts: state.attempts,
+      };
+      return response.status >= 200 && response.status < 300
+        ? { ok: true, data: response.data as T, ...common }
+        : { ok: false, data: response.data as unknown, ...common };
+    } catch (error) {
+      throw toClientError(error, state, options.signal, (failure) => this.isRetryable(failure));
+    }
+  }
+
+  private installRetries(retries: number): void {
     axiosRetry(this.http, {
-      retries: options.retries ?? 3,
+      retries,
       // Each attempt gets its own timeout (set above from the deadline), not a share of one overall timeout.
       shouldResetTimeout: true,
       retryCondition: (error) => this.shouldRetry(error),
@@ -309,48 +175,36 @@ class AxiosServiceClient implements ServiceClient {
     });
   }
 
-  post<T>(path: string, body: unknown, options: CallOptions = {}): Promise<ServiceResponse<T>> {
-    return this.request<T>('POST', path, { ...options, body });
-  }
-
-  get<T>(path: string, options: CallOptions = {}): Promise<ServiceResponse<T>> {
-    return this.request<T>('GET', path, options);
-  }
-
-  async request<T>(
-    method: HttpMethod,
-    path: string,
-    options: RequestOptions = {},
-  ): Promise<ServiceResponse<T>> {
+  private prepareAttempt(config: AxiosRequestConfig & { headers: AxiosHeaders }, state: CallState): void {
+    state.attempts += 1;
     const now = Date.now();
-    const deadline = options.deadline ?? now + this.defaultBudgetMs;
-    const headers: Record<string, string> = { ...this.options.headers, ...options.headers };
-    if (options.idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey;
-    if (options.requestId !== undefined) headers[REQUEST_ID_HEADER] = options.requestId;
-    this.assertValid(method, path, deadline, headers);
-
-    const state = new CallState(method, path, deadline, options.idempotencyKey, options.requestId);
-    if (deadline <= now) {
-      throw new UpstreamTimeoutError(`${method} ${path}: the deadline had passed before the first attempt`, {
-        method,
-        path,
-        attempts: 0,
-      });
-    }
-
-    const config: ConfigWithState = { method, url: path, data: options.body, headers, [STATE_KEY]: state };
-    try {
-      const response = await this.http.request(config);
-      const common = {
-        status: response.status,
-        headers: toHeaderRecord(response.headers),
-        attempts: state.attempts,
-      };
-      return response.status >= 200 && response.status < 300
-        ? { ok: true, data: response.data as T, ...common }
-        : { ok: false, data: response.data as unknown, ...common };
-    } catch (error) {
-      throw this.toClientError(error, state);
+    const remaining = state.deadline - now;
+    const timeoutMs = Math.max(1, Math.min(this.attemptTimeoutMs, remaining));
+    // The next hop must be done before this attempt times out, with the margin left for its answer to travel.
+    const sentDeadline =
+      this.marginMs === undefined
+        ? state.deadline
+        : Math.min(state.deadline, now + timeoutMs) - this.marginMs;
+    const baseURL = this.pickBaseURL();
+    config.baseURL = baseURL;
+    config.timeout = timeoutMs;
+    config.headers.set(DEADLINE_HEADER, String(sentDeadline));
+    const onAttempt = this.options.onAttempt;
+    if (onAttempt !== undefined) {
+      safely(() =>
+        onAttempt({
+          attempt: state.attempts,
+          method: state.method,
+          path: state.path,
+          baseURL,
+          timeoutMs,
+          remainingMs: Math.max(0, remaining),
+          deadline: state.deadline,
+          sentDeadline,
+          idempotencyKey: state.idempotencyKey,
+          requestId: state.requestId,
+        }),
+      );
     }
   }
 
@@ -372,48 +226,25 @@ class AxiosServiceClient implements ServiceClient {
     if (state === undefined || !this.isRetryable(error)) {
       return false;
     }
-    const hint = retryAfterMs(toHeaderRecord(error.response?.headers)['retry-after']);
-    const delayMs = backoffDelayMs(state.attempts, this.backoff, hint);
+    // The hop below already retried this failure: retrying it here too would multiply the calls.
+    if (markedExhausted(error)) {
+      state.stoppedBy = 'exhausted-below';
+      return false;
+    }
+    // No Retry-After hint: a hop's retries are short; the hint goes up with the answer, for the end client.
+    const delayMs = backoffDelayMs(state.attempts, this.backoff);
     // Never sleep past the deadline, nor start an attempt that has no time left to succeed.
     if (state.deadline - Date.now() - delayMs < this.minAttemptMs) {
-      state.stoppedByDeadline = true;
+      state.stoppedBy = 'deadline';
+      return false;
+    }
+    // Checked last, so a retry that would not run anyway costs no token.
+    if (this.budget !== undefined && !this.budget.tryWithdraw()) {
+      state.stoppedBy = 'budget';
       return false;
     }
     state.nextDelayMs = delayMs;
     return true;
-  }
-
-  private toClientError(error: unknown, state: CallState): unknown {
-    if (!axios.isAxiosError(error)) {
-      return error;
-    }
-    const response: UpstreamResponse | undefined =
-      error.response === undefined
-        ? undefined
-        : {
-            status: error.response.status,
-            data: error.response.data as unknown,
-            headers: toHeaderRecord(error.response.headers),
-          };
-    const context: HttpClientErrorContext = {
-      method: state.method,
-      path: state.path,
-      attempts: state.attempts,
-      response,
-      cause: error,
-    };
-    const last = response === undefined ? (error.code ?? error.message) : `status ${response.status}`;
-    const timedOut = error.code !== undefined && TIMEOUT_CODES.has(error.code);
-    if (state.stoppedByDeadline || timedOut) {
-      return new UpstreamTimeoutError(
-        `${state.method} ${state.path}: no answer within the deadline after ${state.attempts} attempt(s) (last: ${last})`,
-        context,
-      );
-    }
-    return new UpstreamUnavailableError(
-      `${state.method} ${state.path}: upstream unavailable after ${state.attempts} attempt(s) (last: ${last})`,
-      context,
-    );
   }
 
   private assertValid(

@@ -14,6 +14,12 @@ export const ChainHeader = {
   Deadline: 'x-request-deadline',
   /** The tenant the gateway authenticated; internal services trust their caller with it. */
   Tenant: 'x-tenant-id',
+  /**
+   * `true` on a 5xx answer that the hop which sent it already retried (or whose retry budget or deadline stopped
+   * it), or that passes up an answer which carried it: a caller never retries such an answer, it passes it up with
+   * the header. So one layer of the chain retries a given failure, not every layer.
+   */
+  RetryExhausted: 'x-retry-exhausted',
 } as const;
 /** One of {@link ChainHeader}'s values. */
 export type ChainHeader = (typeof ChainHeader)[keyof typeof ChainHeader];

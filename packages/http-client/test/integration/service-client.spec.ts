@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import {
   DEADLINE_HEADER,
   IDEMPOTENCY_KEY_HEADER,
@@ -10,23 +10,9 @@ import {
   type RetryInfo,
   type ServiceClientOptions,
 } from '../../src/index.js';
-import {
-  json,
-  problem,
-  reset,
-  startRecordingServer,
-  type RecordingServer,
-} from './support/recording-server.js';
+import { closedAfterEach, json, problem, reset } from './support/recording-server.js';
 
-const servers: RecordingServer[] = [];
-async function serve(...args: Parameters<typeof startRecordingServer>): Promise<RecordingServer> {
-  const server = await startRecordingServer(...args);
-  servers.push(server);
-  return server;
-}
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
+const { serve } = closedAfterEach();
 
 const fast: Partial<ServiceClientOptions> = { baseDelayMs: 5, maxDelayMs: 20 };
 

@@ -1,4 +1,5 @@
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { afterEach } from '@jest/globals';
 import { freePort } from '@retry-safe/testing';
 
 export interface RecordedRequest {
@@ -69,4 +70,33 @@ export function problem(
 /** Destroys the socket without answering: the client sees ECONNRESET ("socket hang up" or a TCP reset). */
 export function reset(req: IncomingMessage): void {
   req.socket.resetAndDestroy();
+}
+
+/** Something a test started and must stop. */
+export interface Closable {
+  close(): Promise<void>;
+}
+
+/**
+ * For a test file: `serve` starts a {@link RecordingServer}, `track` takes any other server; both are closed after
+ * each test.
+ */
+export function closedAfterEach(): {
+  serve: (respond: Responder) => Promise<RecordingServer>;
+  track: (server: Closable) => void;
+} {
+  const open: Closable[] = [];
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((server) => server.close()));
+  });
+  return {
+    serve: async (respond) => {
+      const server = await startRecordingServer(respond);
+      open.push(server);
+      return server;
+    },
+    track: (server) => {
+      open.push(server);
+    },
+  };
 }
