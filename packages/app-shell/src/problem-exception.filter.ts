@@ -1,5 +1,5 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { HttpClientErrorCode, isHttpClientError } from '@retry-safe/http-client';
+import { HttpClientErrorCode, RETRY_EXHAUSTED_HEADER, isHttpClientError } from '@retry-safe/http-client';
 import { PROBLEM_CONTENT_TYPE, isProblem, problem, type Problem } from '@retry-safe/contracts/http';
 import type { Request, Response } from 'express';
 import { ServiceErrorCode, isServiceError } from './errors.js';
@@ -159,18 +159,27 @@ export function describeError(error: unknown): string {
 
 /**
  * The mapping of a hop that calls another of our services (gateway to orders, orders to payments) once the call
- * failed after its retries: a 503 problem from downstream (e.g. `idempotency_store_unavailable` with
- * `Retry-After`) passes up unchanged; anything else becomes 502 `upstream_unavailable` or 504 `upstream_timeout`.
- * (4xx answers never get here: controllers {@link relay} them.)
+ * failed after its retries (4xx answers never get here: controllers {@link relay} them):
+ * - The hop got a problem answer (a 5xx): its status, body and `Retry-After` pass up unchanged, so a 500
+ *   `idempotency_record_corrupt` reaches the client as that, not as a 502.
+ * - It got no answer (or one that is not a problem): 502 `upstream_unavailable`, or 504 `upstream_timeout`.
+ * Either way, `x-retry-exhausted: true` goes with it when this hop retried the failure (or its budget or the
+ * deadline stopped it, or the answer carried the header): the caller above passes it up instead of retrying.
  * @param downstream - names the called service in the problem detail, e.g. `The orders service`.
  */
 export function downstreamProblemMapper(downstream: string): ProblemMapper {
   return (error, { req, logger, internalError }) => {
     if (!isHttpClientError(error)) return undefined;
+    const exhausted: Record<string, string> = error.retriesExhausted
+      ? { [RETRY_EXHAUSTED_HEADER]: 'true' }
+      : {};
     const last = error.response;
-    if (last !== undefined && last.status === 503 && isProblem(last.data)) {
+    if (last !== undefined && last.status >= 500 && isProblem(last.data)) {
       const retryAfter = last.headers['retry-after'];
-      return { problem: last.data, headers: retryAfter === undefined ? {} : { 'Retry-After': retryAfter } };
+      return {
+        problem: last.data,
+        headers: retryAfter === undefined ? exhausted : { ...exhausted, 'Retry-After': retryAfter },
+      };
     }
     logger.warn({
       msg: 'upstream failed',
@@ -187,6 +196,7 @@ export function downstreamProblemMapper(downstream: string): ProblemMapper {
             'Upstream timeout',
             `${downstream} did not answer in time`,
           ),
+          headers: exhausted,
         };
       case HttpClientErrorCode.UpstreamUnavailable:
         return {
@@ -196,6 +206,7 @@ export function downstreamProblemMapper(downstream: string): ProblemMapper {
             'Upstream unavailable',
             `${downstream} is unavailable`,
           ),
+          headers: exhausted,
         };
       default:
         return internalError();

@@ -68,6 +68,39 @@ describe('ProblemExceptionFilter', () => {
     expect(sent.headers).toEqual({ 'Retry-After': '1' });
   });
 
+  it.each([
+    [500, 'idempotency_record_corrupt'],
+    [500, 'internal_error'],
+    [502, 'upstream_unavailable'],
+  ])(
+    'passes a %i %s problem from payments up with its status and code, not as a 502 of its own',
+    (status, code) => {
+      const problem = { type: `urn:retry-safe:problem:${code}`, title: 'T', status, detail: 'd', code };
+      const sent = catchWith(
+        new UpstreamUnavailableError('5xx', { ...call, response: { status, data: problem, headers: {} } }),
+      );
+      expect(sent.status).toBe(status);
+      expect(sent.body).toEqual(problem);
+      expect(sent.headers).toEqual({});
+    },
+  );
+
+  it('sends x-retry-exhausted: true with what it passes up after retrying, so the caller does not retry it', () => {
+    const problem = { type: 'urn:retry-safe:problem:x', title: 'T', status: 503, detail: 'd', code: 'x' };
+    const retried = catchWith(
+      new UpstreamUnavailableError('503', {
+        ...call,
+        retriesExhausted: true,
+        response: { status: 503, data: problem, headers: { 'retry-after': '1' } },
+      }),
+    );
+    expect(retried.headers).toEqual({ 'x-retry-exhausted': 'true', 'Retry-After': '1' });
+    const unanswered = catchWith(new UpstreamUnavailableError('reset', { ...call, retriesExhausted: true }));
+    expect(unanswered).toMatchObject({ status: 502, headers: { 'x-retry-exhausted': 'true' } });
+    const late = catchWith(new UpstreamTimeoutError('deadline', { ...call, retriesExhausted: true }));
+    expect(late).toMatchObject({ status: 504, headers: { 'x-retry-exhausted': 'true' } });
+  });
+
   it('answers 502 upstream_unavailable when payments stays unreachable or answers another 5xx', () => {
     expect(catchWith(new UpstreamUnavailableError('ECONNREFUSED', call))).toMatchObject({
       status: 502,
