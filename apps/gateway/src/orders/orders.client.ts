@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
+  HOP_DEADLINE_MARGIN_MS,
   HttpClientErrorCode,
   createServiceClient,
   isHttpClientError,
@@ -31,8 +32,10 @@ export interface InvoiceRequest {
 
 /**
  * The gateway's client of the orders service: retries network errors and 502/503/504 with backoff inside the
- * request's deadline (`GATEWAY_DEADLINE_MS`), which it propagates. Answers (2xx and 4xx) are returned for the
- * controller to relay; failures that outlive the retries throw the http-client's errors.
+ * request's deadline (`GATEWAY_DEADLINE_MS`), within the client's retry budget, and never an answer orders marked
+ * `x-retry-exhausted` (orders already retried it). Each attempt propagates its own deadline less a margin, so
+ * orders times out first. Answers (2xx and 4xx) are returned for the controller to relay; failures that outlive
+ * the retries throw the http-client's errors. A client that disconnects aborts the call (`signal`).
  */
 @Injectable()
 export class OrdersClient {
@@ -49,6 +52,7 @@ export class OrdersClient {
     const common = {
       baseURL: config.ordersUrl,
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
+      attemptDeadlineMarginMs: HOP_DEADLINE_MARGIN_MS,
       defaultBudgetMs: config.deadlineMs,
       onAttempt: () => metrics.upstreamAttempts.inc({ upstream: 'orders' }),
     };
@@ -75,13 +79,15 @@ export class OrdersClient {
     payment: PaymentRequest,
     idempotencyKey: string,
     context: Caller,
+    signal?: AbortSignal,
   ): Promise<ServiceResponse<unknown>> {
     const path = `/v1/orders/${encodeURIComponent(payment.orderId)}/payments`;
     const body = { amount: payment.amount, currency: payment.currency };
     const deadline = Date.now() + this.config.deadlineMs;
     if (this.settings.current.keyMode === KeyMode.Regenerate)
-      return this.postRegeneratingKeys(path, body, deadline, context);
+      return this.postRegeneratingKeys(path, body, deadline, context, signal);
     return this.client.post(path, body, {
+      signal,
       // The wire form between services (an sf-string): a key with spaces or quotes arrives as the client meant it.
       idempotencyKey: formatIdempotencyKey(idempotencyKey),
       requestId: context.requestId,
@@ -113,6 +119,7 @@ export class OrdersClient {
     body: unknown,
     deadline: number,
     context: Caller,
+    signal: AbortSignal | undefined,
   ): Promise<ServiceResponse<unknown>> {
     for (let attempt = 1; ; attempt++) {
       const key = randomUUID();
@@ -124,6 +131,7 @@ export class OrdersClient {
       });
       try {
         return await this.regenerating.post(path, body, {
+          signal,
           idempotencyKey: formatIdempotencyKey(key),
           requestId: context.requestId,
           deadline,
@@ -132,7 +140,9 @@ export class OrdersClient {
       } catch (error) {
         if (!isHttpClientError(error) || error.code === HttpClientErrorCode.InvalidRequest) throw error;
         const status = error.lastStatus;
-        const retryable = status === undefined || [502, 503, 504].includes(status);
+        // As the shared client: never an answer orders already retried (`x-retry-exhausted`).
+        const retryable =
+          !error.retriesExhausted && (status === undefined || [502, 503, 504].includes(status));
         const delayMs = 50 * 2 ** (attempt - 1);
         if (!retryable || attempt > this.config.upstream.retries || Date.now() + delayMs >= deadline)
           throw error;

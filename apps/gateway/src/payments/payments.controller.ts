@@ -1,6 +1,7 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
+import { signalWhenCallerLeaves } from '@retry-safe/http-client';
 import { ApiTokenGuard } from '../auth/api-token.guard.js';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
 import { IdempotencyKey } from '../idempotency-key/idempotency-key.decorator.js';
@@ -25,7 +26,13 @@ export class PaymentsController {
     @Body({ schema: OrderPaymentSchema }) payment: OrderPayment,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    const upstream = await this.orders.createPayment({ orderId, ...payment }, idempotencyKey, caller);
+    const upstream = await this.orders.createPayment(
+      { orderId, ...payment },
+      idempotencyKey,
+      caller,
+      // A client that gives up stops the chain's work for it (the key makes its retry safe).
+      signalWhenCallerLeaves(res),
+    );
     return relay(res, upstream);
   }
 }

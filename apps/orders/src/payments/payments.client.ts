@@ -1,5 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { createServiceClient, type ServiceClient, type ServiceResponse } from '@retry-safe/http-client';
+import {
+  HOP_DEADLINE_MARGIN_MS,
+  createServiceClient,
+  type ServiceClient,
+  type ServiceResponse,
+} from '@retry-safe/http-client';
 import { type ChainContext } from '@retry-safe/app-shell';
 import type { PaymentCommand } from '@retry-safe/contracts';
 import { formatIdempotencyKey } from '@retry-safe/idempotency';
@@ -9,7 +14,9 @@ import { MetricsService } from '../metrics/metrics.service.js';
 /**
  * The orders service's client of payments (`PAYMENTS_URL`, round robin over several replicas, one per attempt):
  * retries network errors and 502/503/504 with backoff inside the chain's deadline, with the same key on every
- * attempt. Answers (2xx and 4xx) are returned for the controller to relay.
+ * attempt, within the client's retry budget; never an answer payments marked `x-retry-exhausted` (e.g. the
+ * provider throttling: the client retries after `Retry-After`). Each attempt propagates its own deadline less a
+ * margin. Answers (2xx and 4xx) are returned for the controller to relay; `signal` aborts the call.
  */
 @Injectable()
 export class PaymentsClient {
@@ -20,6 +27,7 @@ export class PaymentsClient {
       baseURLs: config.paymentsUrls,
       retries: config.upstream.retries,
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
+      attemptDeadlineMarginMs: HOP_DEADLINE_MARGIN_MS,
       defaultBudgetMs: config.requestBudgetMs,
       onAttempt: () => metrics.upstreamAttempts.inc({ upstream: 'payments' }),
       onRetry: (retry) =>
@@ -35,8 +43,10 @@ export class PaymentsClient {
     payment: PaymentCommand,
     idempotencyKey: string,
     chain: ChainContext,
+    signal?: AbortSignal,
   ): Promise<ServiceResponse<unknown>> {
     return this.client.post('/v1/payments', payment, {
+      signal,
       idempotencyKey: formatIdempotencyKey(idempotencyKey),
       requestId: chain.requestId,
       deadline: chain.deadline,

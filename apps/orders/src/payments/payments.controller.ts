@@ -2,6 +2,7 @@ import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
 import { OrderIdSchema, OrderPaymentSchema, type OrderPayment } from '@retry-safe/contracts';
+import { signalWhenCallerLeaves } from '@retry-safe/http-client';
 import { TenantId } from '../common/tenant-id.decorator.js';
 import { PaymentsClient } from './payments.client.js';
 
@@ -24,7 +25,13 @@ export class PaymentsController {
     @Chain() chain: ChainContext,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    const upstream = await this.payments.charge({ tenantId, orderId, ...payment }, idempotencyKey, chain);
+    const upstream = await this.payments.charge(
+      { tenantId, orderId, ...payment },
+      idempotencyKey,
+      chain,
+      // The gateway gave up on this attempt (timeout, its client left): stop calling payments for it.
+      signalWhenCallerLeaves(res),
+    );
     return relay(res, upstream);
   }
 }

@@ -6,10 +6,10 @@ import {
 } from '@retry-safe/app-shell';
 import { ProblemCode } from '@retry-safe/contracts';
 import { problem } from '@retry-safe/contracts/http';
-import { HttpClientErrorCode, isHttpClientError } from '@retry-safe/http-client';
+import { HttpClientErrorCode, RETRY_EXHAUSTED_HEADER, isHttpClientError } from '@retry-safe/http-client';
 import { IdempotencyErrorCode } from '@retry-safe/idempotency';
 import { problemForIdempotencyError } from '@retry-safe/idempotency/nest';
-import { PaymentsErrorCode } from './payments-errors.js';
+import { PaymentsErrorCode, ProviderUnavailableError } from './payments-errors.js';
 
 // Idempotency first: the coordinator's codes take precedence over everything else.
 const mapPaymentsError: ProblemMapper = (error, { req, logger }) => {
@@ -22,6 +22,13 @@ const mapPaymentsError: ProblemMapper = (error, { req, logger }) => {
     }
     const { status, code, title, detail, headers } = idempotency;
     return { problem: problem(status, code, title, detail), headers };
+  }
+  if (error instanceof ProviderUnavailableError) {
+    // Throttling is the provider's pushback: the end client retries after Retry-After, not every hop at once.
+    return {
+      problem: problem(503, error.code, 'Payment provider unavailable', error.message),
+      headers: { 'Retry-After': String(error.retryAfterSeconds), [RETRY_EXHAUSTED_HEADER]: 'true' },
+    };
   }
   if (!isHttpClientError(error)) return undefined;
   logger.warn({
@@ -47,7 +54,8 @@ const mapPaymentsError: ProblemMapper = (error, { req, logger }) => {
  * - Idempotency errors through the adapter's `problemForIdempotencyError`, with this route's code for a duplicate
  *   in flight: 409 `payment_in_progress` + `Retry-After: 1`; 422 `idempotency_key_reused`; 503
  *   `idempotency_store_unavailable` + `Retry-After`; 400 `idempotency_key_invalid`.
- * - `payment_rejected`: 422 (the provider refused the charge).
+ * - `payment_rejected`: 422 (the provider refused the charge for good); `provider_unavailable`: 503 with the
+ *   provider's `Retry-After` and `x-retry-exhausted` (it throttled: 429, 408 or 503; no hop retries it).
  * - The provider failing after the retries: 502 `upstream_unavailable` or 504 `upstream_timeout` (the provider is
  *   an external system: its own problem bodies are not passed on).
  */

@@ -5,7 +5,7 @@ import { z } from 'zod';
  * shape: both a first answer and a replay go through `ChargeSchema.parse`, so they serialize to the same bytes.
  */
 export const ChargeSchema = z.strictObject({
-  /** Minted when the charge is made and stored with it: a replay returns the same id. */
+  /** Derived from the operation, the key and the provider charge (see `chargeIdOf`): one id per Charge. */
   id: z.uuid(),
   orderId: z.uuid(),
   amount: z.int().positive(),

@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
 import { remainingMs } from '@retry-safe/http-client';
 import {
@@ -15,6 +14,7 @@ import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.
 import { idempotencyInForce, type PaymentsSettings } from '../config/payments-settings.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ProviderClient } from '../provider/provider.client.js';
+import { chargeIdOf } from './charge-id.js';
 import { ChargeSchema, type Charge } from './charge.js';
 
 /** A Charge and how it was obtained. */
@@ -29,6 +29,11 @@ const chargeCodec = schemaCodec(ChargeSchema);
 /** The idempotency scope of a tenant's charges: keys of two tenants never meet. */
 export function chargeOperation(tenantId: string): string {
   return `payment.charge.${tenantId.replaceAll('-', '').toLowerCase()}`;
+}
+
+/** The provider's idempotency key of a charge: stable across every retry of the client's key. */
+function providerKeyOf(operation: string, idempotencyKey: string): string {
+  return `${operation}.${idempotencyKey}`;
 }
 
 /**
@@ -52,12 +57,11 @@ export class PaymentsService {
 
   async charge(command: PaymentCommand, idempotencyKey: string, chain: ChainContext): Promise<PaymentResult> {
     const operation = chargeOperation(command.tenantId);
-    const providerKey = `${operation}.${idempotencyKey}`;
     const settings = idempotencyInForce(this.config, this.settings.current);
     if (!settings.enabled) {
       // The unprotected design: every call that reaches this line charges.
       return this.count({
-        charge: await this.execute(command, providerKey, chain),
+        charge: await this.execute(command, operation, idempotencyKey, chain),
         outcome: CoordinateOutcome.Unprotected,
       });
     }
@@ -80,19 +84,25 @@ export class PaymentsService {
         // A waiter gives up with the chain's deadline: the caller has stopped listening by then.
         waitTimeoutMs: Math.max(10, Math.min(settings.leaseMs, remainingMs(chain.deadline))),
       },
-      () => this.execute(command, providerKey, chain),
+      () => this.execute(command, operation, idempotencyKey, chain),
     );
     return this.count({ charge: value, outcome });
   }
 
-  private async execute(command: PaymentCommand, providerKey: string, chain: ChainContext): Promise<Charge> {
+  private async execute(
+    command: PaymentCommand,
+    operation: string,
+    idempotencyKey: string,
+    chain: ChainContext,
+  ): Promise<Charge> {
     const providerCharge = await this.provider.charge(
       { amount: command.amount, currency: command.currency, reference: command.orderId },
-      providerKey,
+      providerKeyOf(operation, idempotencyKey),
       chain,
     );
     return ChargeSchema.parse({
-      id: randomUUID(),
+      // Derived, not random: a re-execution that the provider answers with the same charge gives the same id.
+      id: chargeIdOf(operation, idempotencyKey, providerCharge.id),
       orderId: command.orderId,
       amount: command.amount,
       currency: command.currency,

@@ -125,4 +125,35 @@ describe('PaymentsService', () => {
     expect(first.outcome).toBe('unprotected');
     expect(second.charge.id).not.toBe(first.charge.id);
   });
+
+  it('gives a re-executed Charge the id of the first: the same key and provider charge, the same id', async () => {
+    // The provider dedups by its key (as provider-sim and Stripe do); the coordinator lost the first completion.
+    const providerCharges = new Map<string, string>();
+    const provider = {
+      charge: async (request: ProviderChargeRequest, key: string) => {
+        const id = providerCharges.get(key) ?? `ch_${providerCharges.size + 1}`;
+        providerCharges.set(key, id);
+        return { id, amount: request.amount, currency: request.currency, status: 'succeeded' };
+      },
+    } as unknown as ProviderClient;
+    const forgetful = {
+      coordinateWithOutcome: async (
+        _request: CoordinateRequest<Charge>,
+        action: IdempotentAction<Charge>,
+      ) => ({
+        value: await action({ signal: new AbortController().signal, fencingToken: 1, protected: true }),
+        outcome: CoordinateOutcome.Executed,
+        fencingToken: 1,
+      }),
+    } as unknown as IdempotencyCoordinator;
+    const service = serviceFor(loadPaymentsConfig({}), forgetful, provider);
+
+    const first = await service.charge(command, 'key-1', chain);
+    const again = await service.charge(command, 'key-1', chain);
+    const other = await service.charge(command, 'key-2', chain);
+
+    expect(again.charge).toEqual(first.charge);
+    expect(first.charge.id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(other.charge.id).not.toBe(first.charge.id);
+  });
 });

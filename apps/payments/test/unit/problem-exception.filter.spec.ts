@@ -15,7 +15,7 @@ import {
   ProblemExceptionFilter,
 } from '@retry-safe/app-shell';
 import { captureProblem, type SentProblem } from '@retry-safe/testing';
-import { PaymentRejectedError } from '../../src/common/payments-errors.js';
+import { PaymentRejectedError, ProviderUnavailableError } from '../../src/common/payments-errors.js';
 import { PAYMENTS_PROBLEMS } from '../../src/common/payments-problems.js';
 
 // The filter logs what it maps; keep the test output clean.
@@ -90,5 +90,16 @@ describe('ProblemExceptionFilter (payments)', () => {
       body: { code: 'validation_failed' },
     });
     expect(catchWith(new TypeError('boom'))).toMatchObject({ status: 500, body: { code: 'internal_error' } });
+  });
+
+  it('the provider throttling is 503 provider_unavailable with its Retry-After and x-retry-exhausted, not 422', () => {
+    const sent = catchWith(new ProviderUnavailableError(429, 3));
+    expect(sent.status).toBe(503);
+    expect(sent.headers).toEqual({ 'Retry-After': '3', 'x-retry-exhausted': 'true' });
+    expect(sent.body).toMatchObject({ status: 503, code: 'provider_unavailable' });
+    expect(catchWith(new PaymentRejectedError(402, 'card_declined'))).toMatchObject({
+      status: 422,
+      body: { code: 'payment_rejected' },
+    });
   });
 });
