@@ -2,7 +2,7 @@
 import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import { waitFor } from '@retry-safe/testing';
 import type { Redis } from 'ioredis';
-import { DEMO_TENANTS, startStack, type Stack, type StackOptions } from '../support/stack.js';
+import { DEMO_TENANTS, startStack, type Stack, type StackOptions } from '@retry-safe/scenarios';
 
 /**
  * Starts one stack for the enclosing `describe` (closed after it) and resets its faults, counters and ledgers

@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { waitFor } from '@retry-safe/testing';
 import { newKey, pay } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
-import { DEMO_TENANTS, type Stack } from '../support/stack.js';
+import { DEMO_TENANTS, type Stack } from '@retry-safe/scenarios';
 import { PROBLEM, paymentTraffic } from '../failures/failure-helpers.js';
 import { journalOf, stored, useStack } from './chain-helpers.js';
 

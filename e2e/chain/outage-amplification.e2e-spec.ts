@@ -8,7 +8,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { DEFAULT_RETRY_BUDGET } from '@retry-safe/http-client';
 import type { Response } from 'supertest';
-import { pay, sleep } from '../support/client.js';
+import { sleep } from '@retry-safe/testing';
+import { pay } from '../support/client.js';
 import { useStack } from './chain-helpers.js';
 import { paymentTraffic } from '../failures/failure-helpers.js';
 

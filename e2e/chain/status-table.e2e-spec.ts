@@ -9,11 +9,12 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { newKey, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { sendRaw, type RawResponse } from '../support/raw-http.js';
-import { DEMO_TENANTS, type FaultRule, type Stack } from '../support/stack.js';
+import { DEMO_TENANTS, repoRoot, type FaultRule, type Stack } from '@retry-safe/scenarios';
 import { PROBLEM, healthy, paymentTraffic, type PaymentTraffic } from '../failures/failure-helpers.js';
 import { recordKeyOf, useStack, withRedis } from './chain-helpers.js';
 
@@ -28,7 +29,7 @@ interface Row {
 
 /** The rows of the status table in docs/policy.md (the one whose header has "produced by" and "retried by"). */
 function statusTable(): Row[] {
-  const text = readFileSync(new URL('../../docs/policy.md', import.meta.url), 'utf8');
+  const text = readFileSync(join(repoRoot(), 'docs', 'policy.md'), 'utf8');
   const lines = text.split('\n');
   const header = lines.findIndex((line) =>
     /^\| status \| code \| produced by \| meaning \| retried by \|$/.test(line),
