@@ -6,7 +6,8 @@
  * - nothing imports an app: apps are processes that talk over HTTP and the queue, and packages sit below them;
  * - packages import neither the scenarios, the e2e suites nor the benchmarks;
  * - the idempotency core (`packages/idempotency/src` outside `redis/`, `nest/`, `postgres/`) imports no driver and
- *   no framework, neither directly nor through those folders: only its subpath entries know them;
+ *   no framework, neither directly nor through those folders: only its subpath entries know them, each its own
+ *   (`./redis` ioredis, `./postgres` pg and Kysely, `./nest` NestJS), and they build on the core, not on each other;
  * - fault injection knows nothing of idempotency, and the reverse;
  * - provider-sim stands for an external system: of the workspace it uses only the generic infrastructure, never
  *   its callers' contracts.
@@ -20,7 +21,9 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 /** Drivers and frameworks the idempotency core may not import (package names, `*` as a prefix). */
 const CORE_FORBIDDEN = ['ioredis', 'pg', 'pg-*', 'kysely', '@nestjs/*', 'express', 'bullmq'];
 /** The folders of packages/idempotency/src that may (they are the `./redis`, `./nest`, `./postgres` entries). */
-const CORE_ADAPTERS = /^packages\/idempotency\/src\/(?:redis|nest|postgres)\//;
+const CORE_ADAPTERS = /^packages\/idempotency\/src\/(redis|nest|postgres)\//;
+/** What each adapter folder may import of CORE_FORBIDDEN: its own driver or framework, no other. */
+const ADAPTER_MAY_USE = { redis: ['ioredis'], postgres: ['pg', 'pg-*', 'kysely'], nest: ['@nestjs/*'] };
 /**
  * What provider-sim may import of the workspace: generic infrastructure with no business code of its callers. A
  * name allows every entry of that package; `@retry-safe/contracts/http` (header names, the problem+json wire form)
@@ -109,12 +112,29 @@ export function crossedBoundary(fromRel, source) {
     !PROVIDER_SIM_MAY_USE.includes(target.specifier ?? '')
   )
     return `provider-sim stands for an external system: of the workspace it may use ${PROVIDER_SIM_MAY_USE.join(', ')}, not ${target.specifier ?? target.name}`;
-  if (fromRel.startsWith('packages/idempotency/src/') && !CORE_ADAPTERS.test(fromRel)) {
+  if (fromRel.startsWith('packages/idempotency/src/')) return idempotencyBoundary(fromRel, target);
+  return undefined;
+}
+
+/** The idempotency package's own boundary: the core knows no driver, each adapter only its own. */
+function idempotencyBoundary(fromRel, target) {
+  const adapter = CORE_ADAPTERS.exec(fromRel)?.[1];
+  const into = target.rel === undefined ? undefined : CORE_ADAPTERS.exec(`${target.rel}/`)?.[1];
+  if (adapter === undefined) {
     if (target.external !== undefined && matches(target.external, CORE_FORBIDDEN))
       return `the idempotency core imports no driver or framework (${target.external}); only src/redis, src/nest and src/postgres may`;
-    if (target.rel !== undefined && CORE_ADAPTERS.test(`${target.rel}/`))
+    if (into !== undefined)
       return 'the idempotency core does not import its adapters (src/redis, src/nest, src/postgres): they are subpath entries of their own';
+    return undefined;
   }
+  if (
+    target.external !== undefined &&
+    matches(target.external, CORE_FORBIDDEN) &&
+    !matches(target.external, ADAPTER_MAY_USE[adapter])
+  )
+    return `src/${adapter} imports its own driver or framework only, not ${target.external}`;
+  if (into !== undefined && into !== adapter)
+    return `src/${adapter} builds on the core, not on src/${into}: each adapter is a subpath entry of its own`;
   return undefined;
 }
 

@@ -35,6 +35,14 @@ tester.run('retry-safe/boundaries', plugin.rules.boundaries, {
       code: "import type { Redis } from 'ioredis';",
     },
     {
+      filename: at('packages/idempotency/src/postgres/kysely.ts'),
+      code: "import { Kysely, PostgresDialect } from 'kysely';",
+    },
+    {
+      filename: at('packages/idempotency/src/redis/scripts.ts'),
+      code: "import { IdempotencyStoreError } from '../errors.js';",
+    },
+    {
       filename: at('packages/idempotency/src/nest/idempotency.module.ts'),
       code: "import { Module } from '@nestjs/common';",
     },
@@ -112,6 +120,31 @@ tester.run('retry-safe/boundaries', plugin.rules.boundaries, {
       'packages/idempotency/src/index.ts',
       "export { RedisIdempotencyStore } from './redis/redis-store.js';",
       'does not import its adapters',
+    ),
+    refused(
+      'packages/idempotency/src/redis/redis-store.ts',
+      "import pg from 'pg';",
+      'src/redis imports its own driver or framework only, not pg',
+    ),
+    refused(
+      'packages/idempotency/src/nest/idempotency.module.ts',
+      "import type { Redis } from 'ioredis';",
+      'src/nest imports its own driver or framework only, not ioredis',
+    ),
+    refused(
+      'packages/idempotency/src/postgres/postgres-store.ts',
+      "import { Injectable } from '@nestjs/common';",
+      'src/postgres imports its own driver or framework only, not @nestjs/common',
+    ),
+    refused(
+      'packages/idempotency/src/nest/idempotency.module.ts',
+      "import { RedisIdempotencyStore } from '../redis/redis-store.js';",
+      'src/nest builds on the core, not on src/redis',
+    ),
+    refused(
+      'packages/idempotency/src/postgres/index.ts',
+      "export * from '../redis/index.js';",
+      'src/postgres builds on the core, not on src/redis',
     ),
     refused(
       'packages/fault-injection/src/x.ts',
