@@ -23,6 +23,7 @@ import {
   startServiceProcess,
   type ServiceProcess,
 } from '@retry-safe/testing';
+import { positiveInt } from './support/env.js';
 
 interface Scenario {
   readonly name: string;
@@ -305,15 +306,6 @@ function loopbackUrl(name: string, required: boolean): string | undefined {
     );
   }
   return url.toString();
-}
-
-function positiveInt(name: string, fallback: number): number {
-  const raw = process.env[name];
-  if (raw === undefined || raw === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0)
-    throw new Error(`${name} must be a positive integer, got "${raw}"`);
-  return value;
 }
 
 function signed(value: number): string {
