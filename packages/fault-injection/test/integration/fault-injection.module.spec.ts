@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import { FaultInjectionModule, FaultInjector, type FaultRuleInput } from '../../src/index.js';
 import { call } from './support/http-call.js';
-import { effects, startTestApp, type RunningApp } from './support/test-app.js';
+import { effects, startTestApp, suiteApp, type RunningApp } from './support/test-app.js';
 
 const PAYMENTS = '/v1/payments';
 
@@ -11,14 +11,7 @@ async function putRules(app: RunningApp, rules: FaultRuleInput[]) {
 }
 
 describe('FaultInjectionModule enabled, on a real Nest app', () => {
-  let app: RunningApp;
-
-  beforeAll(async () => {
-    app = await startTestApp(FaultInjectionModule.forRoot({ enabled: true }));
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const app = suiteApp(FaultInjectionModule.forRoot({ enabled: true }));
   beforeEach(async () => {
     expect((await call(`${app.url}/__faults`, 'DELETE')).status).toBe(204);
     effects.reset();
@@ -201,14 +194,7 @@ describe('FaultInjectionModule enabled, on a real Nest app', () => {
 });
 
 describe('FaultInjectionModule disabled', () => {
-  let app: RunningApp;
-
-  beforeAll(async () => {
-    app = await startTestApp(FaultInjectionModule.forRoot({ enabled: false }));
-  });
-  afterAll(async () => {
-    await app.close();
-  });
+  const app = suiteApp(FaultInjectionModule.forRoot({ enabled: false }));
 
   it('has no /__faults routes and no effect on requests', async () => {
     effects.reset();

@@ -1,25 +1,12 @@
-import { afterAll, beforeAll } from '@jest/globals';
-import type { Redis } from 'ioredis';
-import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { startRedis } from '@retry-safe/testing';
 import { describeCoordinatorBehaviour } from './coordinator.behaviour.js';
 import { describeCoordinatorHardening } from './coordinator-hardening.behaviour.js';
-import { redisBackend } from './support.js';
+import { redisBackend, suiteRedis } from './support.js';
 
-let redis: RedisHandle;
-let client: Redis;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  client = redis.client();
-});
-
-afterAll(async () => {
-  await client.quit();
-  await redis.close();
-});
+const redis = suiteRedis(() => startRedis());
 
 describeCoordinatorBehaviour(
   'a standalone Redis',
-  redisBackend(() => client),
+  redisBackend(() => redis.client),
 );
-describeCoordinatorHardening('a standalone Redis', () => client);
+describeCoordinatorHardening('a standalone Redis', () => redis.client);

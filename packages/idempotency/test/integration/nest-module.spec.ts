@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { Inject, Injectable, Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import type { Redis } from 'ioredis';
-import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { startRedis } from '@retry-safe/testing';
 import { IdempotencyCoordinator, jsonCodec } from '../../src/index.js';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
 import {
@@ -14,23 +14,13 @@ import {
   type IdempotencyModuleOptions,
   type IdempotencyOptionsFactory,
 } from '../../src/nest/index.js';
+import { suiteRedis } from './support.js';
 
-let redis: RedisHandle;
-let client: Redis;
-
-beforeAll(async () => {
-  redis = await startRedis();
-  client = redis.client();
-});
-
-afterAll(async () => {
-  await client.quit();
-  await redis.close();
-});
+const redis = suiteRedis(() => startRedis());
 
 const REDIS = Symbol('REDIS');
 
-@Module({ providers: [{ provide: REDIS, useFactory: () => client }], exports: [REDIS] })
+@Module({ providers: [{ provide: REDIS, useFactory: () => redis.client }], exports: [REDIS] })
 class RedisModule {}
 
 @Injectable()
@@ -73,11 +63,11 @@ describe('IdempotencyModule', () => {
     expect(moduleRef.get(IDEMPOTENCY_STORE)).toBeInstanceOf(RedisIdempotencyStore);
     await moduleRef.close();
     // The application's Redis client is not the module's to close.
-    expect(await client.ping()).toBe('PONG');
+    expect(await redis.client.ping()).toBe('PONG');
   });
 
   it('register takes options known up front and closes the store on shutdown', async () => {
-    const store = new RedisIdempotencyStore(client, { keyPrefix: `nest2:${Date.now()}:` });
+    const store = new RedisIdempotencyStore(redis.client, { keyPrefix: `nest2:${Date.now()}:` });
     let closed = 0;
     const close = store.close.bind(store);
     store.close = async () => {

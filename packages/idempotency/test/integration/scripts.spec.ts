@@ -1,12 +1,13 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
+import { startRedis } from '@retry-safe/testing';
 import { scripts } from '../../src/redis/scripts.js';
 import { suiteRedis, world } from './support.js';
 
 // Every script reads a record through the one parser in scripts/includes/read-record.lua. This suite writes each
 // record shape and runs every script on it: a shape one script cannot read, every script refuses; a shape one
 // script reads as "pending, owned by A, fence 7", every script reads the same way.
-const redis = suiteRedis();
+const redis = suiteRedis(() => startRedis());
 
 const scriptDir = new URL('../../src/redis/scripts/', import.meta.url);
 const scriptFiles = readdirSync(scriptDir).filter((f) => f.endsWith('.lua'));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from '@jest/globals';
 import type { Cluster, Redis } from 'ioredis';
-import { sleep, startRedis, type RedisHandle } from '@retry-safe/testing';
+import { sleep } from '@retry-safe/testing';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
 import {
   IdempotencyCoordinator,
@@ -147,13 +147,17 @@ export function world(client: Redis | Cluster) {
 
 export type World = ReturnType<typeof world>;
 
-/** A Redis and one client for the whole suite: started in `beforeAll`, closed in `afterAll`. */
-export function suiteRedis(start: () => Promise<RedisHandle> = () => startRedis()) {
-  const suite = {} as { handle: RedisHandle; client: Redis };
+/** A Redis (or Redis Cluster) and one client for the whole suite: started in `beforeAll`, closed in `afterAll`. */
+export function suiteRedis<C extends Redis | Cluster>(
+  start: () => Promise<{ client(): C; close(): Promise<void> }>,
+  startTimeoutMs?: number,
+) {
+  const suite = {} as { handle: { close(): Promise<void> }; client: C };
   beforeAll(async () => {
-    suite.handle = await start();
-    suite.client = suite.handle.client();
-  });
+    const handle = await start();
+    suite.handle = handle;
+    suite.client = handle.client();
+  }, startTimeoutMs);
   afterAll(async () => {
     await suite.client.quit();
     await suite.handle.close();

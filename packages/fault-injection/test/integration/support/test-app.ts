@@ -1,4 +1,5 @@
 import 'reflect-metadata';
+import { afterAll, beforeAll } from '@jest/globals';
 import {
   Catch,
   Controller,
@@ -111,4 +112,22 @@ export async function startTestApp(faults: DynamicModule): Promise<RunningApp> {
   const port = await freePort();
   await app.listen(port, '127.0.0.1');
   return { url: `http://127.0.0.1:${port}`, close: () => app.close() };
+}
+
+/** {@link startTestApp} for a whole `describe`: started in its `beforeAll`, closed in its `afterAll`. */
+export function suiteApp(faults: DynamicModule): RunningApp {
+  let running: RunningApp | undefined;
+  beforeAll(async () => {
+    running = await startTestApp(faults);
+  });
+  afterAll(async () => {
+    await running?.close();
+  });
+  return {
+    get url() {
+      if (running === undefined) throw new Error('the suite app is started in beforeAll');
+      return running.url;
+    },
+    close: async () => running?.close(),
+  };
 }
