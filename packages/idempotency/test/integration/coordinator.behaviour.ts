@@ -166,6 +166,17 @@ export function describeCoordinatorBehaviour(name: string, backend: BehaviourBac
     });
 
     describe('lease', () => {
+      /** A 300 ms reservation whose owner "crashes" at once: it never completes, renews or releases. */
+      const claimByDeadOwner = (key: string) =>
+        w.store.claim({
+          operation: 'payment.charge.t1',
+          key,
+          owner: 'dead-owner',
+          fingerprint: 'fp-a',
+          leaseMs: 300,
+          retainMs: 60_000,
+        });
+
       it('renewal on: an action 4x longer than the lease keeps its key; a duplicate mid-way gets in-progress', async () => {
         const coordinator = w.coordinator({ inFlight: 'raise', leaseMs: 200, renewLease: true });
         const action = countingAction({ holdMs: 800 });
@@ -243,15 +254,7 @@ export function describeCoordinatorBehaviour(name: string, backend: BehaviourBac
       });
 
       it('a reservation whose owner died blocks duplicates only until its lease ends', async () => {
-        // The owner claims and "crashes": it never completes, renews or releases.
-        const claim = await w.store.claim({
-          operation: 'payment.charge.t1',
-          key: 'k-dead',
-          owner: 'dead-owner',
-          fingerprint: 'fp-a',
-          leaseMs: 300,
-          retainMs: 60_000,
-        });
+        const claim = await claimByDeadOwner('k-dead');
         expect(claim).toEqual({ status: 'acquired', fencingToken: expect.any(Number) });
         const deadToken = (claim as { fencingToken: number }).fencingToken;
         const coordinator = w.coordinator({ inFlight: 'raise' });
@@ -280,14 +283,7 @@ export function describeCoordinatorBehaviour(name: string, backend: BehaviourBac
       });
 
       it('wait mode: a waiter behind a dead owner takes over when the lease ends', async () => {
-        const dead = await w.store.claim({
-          operation: 'payment.charge.t1',
-          key: 'k-dead-wait',
-          owner: 'dead-owner',
-          fingerprint: 'fp-a',
-          leaseMs: 300,
-          retainMs: 60_000,
-        });
+        const dead = await claimByDeadOwner('k-dead-wait');
         const action = countingAction();
         const result = await w
           .coordinator({ inFlight: 'wait', waitTimeoutMs: 5_000 })

@@ -16,12 +16,8 @@
 
 local key = KEYS[1]
 local owner, state, version = ARGV[1], ARGV[6], ARGV[5]
-local raw = redis.pcall('GET', key)
-if not raw then
-  return 0
-end
-local record = readRecord(raw, version)
-if not record or record.owner ~= owner then
+local record = readOwnedRecord(key, owner, version)
+if not record then
   return 0
 end
 if record.state == state then

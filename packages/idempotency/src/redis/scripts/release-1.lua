@@ -14,12 +14,8 @@
 
 local key = KEYS[1]
 local owner, version = ARGV[1], ARGV[3]
-local raw = redis.pcall('GET', key)
-if not raw then
-  return 0
-end
-local record = readRecord(raw, version)
-if not record or record.owner ~= owner then
+local record = readOwnedRecord(key, owner, version)
+if not record then
   return 0
 end
 if record.state == 'r' then

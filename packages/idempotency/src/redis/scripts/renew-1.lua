@@ -13,12 +13,8 @@
 
 local key = KEYS[1]
 local owner, leaseMs, version = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-local raw = redis.pcall('GET', key)
-if not raw then
-  return 0
-end
-local record = readRecord(raw, version)
-if not record or record.state ~= 'p' or record.owner ~= owner then
+local record = readOwnedRecord(key, owner, version)
+if not record or record.state ~= 'p' then
   return 0
 end
 redis.call('SET', key,

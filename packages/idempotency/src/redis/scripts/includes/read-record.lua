@@ -47,6 +47,20 @@ local function readRecord(raw, version)
   }
 end
 
+-- The record at `key` while `owner` still holds it; nil when it is gone, unreadable, or a newer owner's (the
+-- complete, release and renew scripts then leave it untouched and return 0).
+local function readOwnedRecord(key, owner, version)
+  local raw = redis.pcall('GET', key)
+  if not raw then
+    return nil
+  end
+  local record = readRecord(raw, version)
+  if not record or record.owner ~= owner then
+    return nil
+  end
+  return record
+end
+
 -- Serialises a record; numbers as integers (Lua's tostring would print large ones as 1.8e+15).
 local function writeRecord(version, state, fence, lease, owner, fingerprint, payload)
   return version .. '|' .. state .. '|' .. string.format('%.0f', fence) .. '|' ..
