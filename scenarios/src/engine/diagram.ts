@@ -55,7 +55,6 @@ interface Arrival extends RequestEntry {
 
 /** The diagram as Mermaid source (without the code fence). */
 export function sequenceDiagram(input: DiagramInput): string {
-  const events: Event[] = [];
   // The payment and invoice traffic; the ledger views and resets of provider-sim are the scenario's own reads.
   const requests = arrivals(
     input.journal.filter(
@@ -64,6 +63,33 @@ export function sequenceDiagram(input: DiagramInput): string {
     input.faults,
   );
   const deliveries = input.journal.filter((entry): entry is DeliveryEntry => entry.service === 'worker');
+  const events = [...requestEvents(requests, input), ...deliveryEvents(deliveries)];
+
+  const used = new Set<Participant>(events.flatMap((event) => event.uses));
+  if (used.size === 0) used.add('C');
+  const shown = PARTICIPANTS.filter((participant) => used.has(participant.id));
+  const first = shown[0]?.id ?? 'C';
+  const last = shown.at(-1)?.id ?? 'C';
+  for (const note of input.notes) {
+    events.push({
+      at: note.at,
+      rank: -1,
+      line: `Note over ${first === last ? first : `${first},${last}`}: ${note.text}`,
+      uses: [],
+    });
+  }
+
+  const ordered = events.sort((a, b) => a.at - b.at || a.rank - b.rank);
+  return [
+    'sequenceDiagram',
+    ...shown.map((participant) => `  participant ${participant.id} as ${participant.name}`),
+    ...ordered.map((event) => `  ${sanitize(event.line)}`),
+  ].join('\n');
+}
+
+/** Each request as its call, the time a delay fault held it, its answer (or lost answer), and a job it queued. */
+function requestEvents(requests: readonly Arrival[], input: DiagramInput): Event[] {
+  const events: Event[] = [];
   const chains = chainsOf(requests);
   const attempts = new Map<string, number>();
   const dropped = (service: Service): boolean =>
@@ -102,42 +128,29 @@ export function sequenceDiagram(input: DiagramInput): string {
       events.push({ at: entry.endedAt, rank: 100 - depth - 0.5, line: 'O->>Q: add job', uses: ['O', 'Q'] });
     }
   }
+  return events;
+}
 
-  for (const delivery of [...deliveries].sort((a, b) => a.startedAt - b.startedAt)) {
-    events.push({
-      at: delivery.startedAt,
-      rank: depthOf('W'),
-      line: `Q->>W: delivery ${delivery.attempt} of job ${delivery.jobId.slice(0, 8)}`,
-      uses: ['Q', 'W'],
+/** Each delivery the worker handled: the queue's delivery and the acknowledgement (or its failure). */
+function deliveryEvents(deliveries: readonly DeliveryEntry[]): Event[] {
+  return [...deliveries]
+    .sort((a, b) => a.startedAt - b.startedAt)
+    .flatMap((delivery): Event[] => {
+      const why = delivery.error === 'FAULT_INJECTED' ? 'the acknowledgement failed: fault' : delivery.error;
+      const line =
+        delivery.status === 'completed'
+          ? `W-->>Q: acknowledged (receipt ${delivery.outcome ?? 'returned'})`
+          : `W--xQ: not acknowledged (${why ?? 'failed'})`;
+      return [
+        {
+          at: delivery.startedAt,
+          rank: depthOf('W'),
+          line: `Q->>W: delivery ${delivery.attempt} of job ${delivery.jobId.slice(0, 8)}`,
+          uses: ['Q', 'W'],
+        },
+        { at: delivery.endedAt, rank: 100 - depthOf('W'), line, uses: ['Q', 'W'] },
+      ];
     });
-    const why = delivery.error === 'FAULT_INJECTED' ? 'the acknowledgement failed: fault' : delivery.error;
-    const line =
-      delivery.status === 'completed'
-        ? `W-->>Q: acknowledged (receipt ${delivery.outcome ?? 'returned'})`
-        : `W--xQ: not acknowledged (${why ?? 'failed'})`;
-    events.push({ at: delivery.endedAt, rank: 100 - depthOf('W'), line, uses: ['Q', 'W'] });
-  }
-
-  const used = new Set<Participant>(events.flatMap((event) => event.uses));
-  if (used.size === 0) used.add('C');
-  const shown = PARTICIPANTS.filter((participant) => used.has(participant.id));
-  const first = shown[0]?.id ?? 'C';
-  const last = shown.at(-1)?.id ?? 'C';
-  for (const note of input.notes) {
-    events.push({
-      at: note.at,
-      rank: -1,
-      line: `Note over ${first === last ? first : `${first},${last}`}: ${note.text}`,
-      uses: [],
-    });
-  }
-
-  const ordered = events.sort((a, b) => a.at - b.at || a.rank - b.rank);
-  return [
-    'sequenceDiagram',
-    ...shown.map((participant) => `  participant ${participant.id} as ${participant.name}`),
-    ...ordered.map((event) => `  ${sanitize(event.line)}`),
-  ].join('\n');
 }
 
 /**
