@@ -1,6 +1,5 @@
 import { execFile, spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
 import { access, chown, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,6 +7,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { dockerAnswers } from './docker.js';
 import { freePort } from './free-port.js';
+import { childrenOf, trySignal } from './process-tree.js';
 import { waitFor } from './wait.js';
 import { containerControl, type ServerControl } from './server-control.js';
 
@@ -169,10 +169,8 @@ export interface PrivatePostgresOptions {
   durable?: boolean;
 }
 
-/** initdb in a temporary directory, then the server on a free port of 127.0.0.1; trust auth. */
-export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PostgresHandle> {
-  const binDir = options.bin ?? (await postgresBinaries());
-  if (!binDir) throw new Error('startPrivatePostgres: no initdb found (PATH or /usr/lib/postgresql/*/bin)');
+/** A fresh cluster in a temporary directory (`data` under `dir`), owned by the user the server runs as. */
+async function initDataDir(binDir: string) {
   const user = await serverUser();
   const dir = await mkdtemp(join(tmpdir(), 'retry-safe-pg-'));
   const data = join(dir, 'data');
@@ -186,17 +184,37 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
       cwd: dir,
     },
   );
+  return { dir, data, as };
+}
+
+/** The postmaster's command line: loopback only, its socket in `dir`. */
+function serverArgs(data: string, port: number, dir: string, options: PrivatePostgresOptions): string[] {
+  return [
+    ...['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1'],
+    // Durability against a process crash needs no fsync (the kernel keeps the pages); tests never crash the kernel.
+    ...['-c', `fsync=${options.durable ? 'on' : 'off'}`],
+    ...['-c', 'max_connections=300', '-c', 'log_min_messages=fatal'],
+  ];
+}
+
+/** Resolves once the server at `url` runs a query; rejects (for {@link waitFor} to retry) until then. */
+async function answersQueries(url: string): Promise<void> {
+  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
+  try {
+    await probe.connect();
+    await probe.query('SELECT 1');
+  } finally {
+    await probe.end().catch(() => undefined);
+  }
+}
+
+/** initdb in a temporary directory, then the server on a free port of 127.0.0.1; trust auth. */
+export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PostgresHandle> {
+  const binDir = options.bin ?? (await postgresBinaries());
+  if (!binDir) throw new Error('startPrivatePostgres: no initdb found (PATH or /usr/lib/postgresql/*/bin)');
+  const { dir, data, as } = await initDataDir(binDir);
   const port = await freePort();
-  const args = ['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1'];
-  // Durability against a process crash needs no fsync (the kernel keeps the pages); tests never crash the kernel.
-  args.push(
-    '-c',
-    `fsync=${options.durable ? 'on' : 'off'}`,
-    '-c',
-    'max_connections=300',
-    '-c',
-    'log_min_messages=fatal',
-  );
+  const args = serverArgs(data, port, dir, options);
   let child: ChildProcess | undefined;
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
 
@@ -218,13 +236,7 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
     proc.unref();
     await waitFor(`postgres on port ${port}`, async () => {
       if (proc.exitCode !== null) throw new Error(`postgres exited with ${proc.exitCode}`);
-      const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-      try {
-        await probe.connect();
-        await probe.query('SELECT 1');
-      } finally {
-        await probe.end().catch(() => undefined);
-      }
+      await answersQueries(url);
     });
   };
   const end = async (signal: NodeJS.Signals): Promise<void> => {
@@ -259,33 +271,6 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
     await end('SIGINT');
     await rm(dir, { recursive: true, force: true });
   });
-}
-
-/** Pids whose parent is `pid` (Linux /proc). */
-function childrenOf(pid: number): number[] {
-  const found: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    try {
-      // Field 4 of /proc/<pid>/stat, after the parenthesised command (which may contain spaces).
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid) found.push(Number(entry));
-    } catch {
-      // Exited while we looked.
-    }
-  }
-  return found;
-}
-
-/** Sends `signal`; false when the process is gone. */
-function trySignal(pid: number, signal: NodeJS.Signals | 0): boolean {
-  try {
-    process.kill(pid, signal);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function startContainer(): Promise<PostgresHandle> {

@@ -95,11 +95,9 @@ function handle(
   };
 }
 
-/** Starts `redis-server` on a free port in a private data dir. */
-export async function startPrivateRedisServer(options: StartRedisOptions = {}): Promise<RedisHandle> {
-  const port = await freePort();
-  const dir = await mkdtemp(join(tmpdir(), 'retry-safe-redis-'));
-  const args = [
+/** The command line of a private server: loopback only, no RDB snapshots, AOF only when asked for. */
+function serverArgs(port: number, dir: string, options: StartRedisOptions): string[] {
+  return [
     '--port',
     String(port),
     '--bind',
@@ -115,6 +113,13 @@ export async function startPrivateRedisServer(options: StartRedisOptions = {}): 
     ...(options.appendOnly ? ['--appendonly', 'yes', '--appendfsync', 'always'] : ['--appendonly', 'no']),
     ...(options.args ?? []),
   ];
+}
+
+/** Starts `redis-server` on a free port in a private data dir. */
+export async function startPrivateRedisServer(options: StartRedisOptions = {}): Promise<RedisHandle> {
+  const port = await freePort();
+  const dir = await mkdtemp(join(tmpdir(), 'retry-safe-redis-'));
+  const args = serverArgs(port, dir, options);
   let child: ChildProcess | undefined;
 
   const start = async (): Promise<void> => {
