@@ -263,17 +263,20 @@ function stepContext(
         { method: 'POST', path: '/v1/charges', at: 'before-handler', action: 'delay', ms, times: 1 },
       ]);
     },
-    chargeIsHeld: async () => {
-      await waitFor(
-        'a charge held at the provider',
-        async () => {
-          const fired = (await target.faults('provider')).rules[0]?.fired;
-          if (fired !== 1) throw new Error(`the delay rule fired ${fired ?? 0} times`);
-        },
-        { timeoutMs: 15_000, intervalMs: 50 },
-      );
-    },
+    chargeIsHeld: () => chargeIsHeld(target),
   };
+}
+
+/** Resolves once the provider's delay rule holds a charge (the one {@link StepContext.holdNextCharge} set). */
+async function chargeIsHeld(target: ScenarioTarget): Promise<void> {
+  await waitFor(
+    'a charge held at the provider',
+    async () => {
+      const fired = (await target.faults('provider')).rules[0]?.fired;
+      if (fired !== 1) throw new Error(`the delay rule fired ${fired ?? 0} times`);
+    },
+    { timeoutMs: 15_000, intervalMs: 50 },
+  );
 }
 
 /** `201, replayed`-style summary of an answer: status, problem code, replay marker. */
