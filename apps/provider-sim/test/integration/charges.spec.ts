@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { createProviderApp } from './provider-sim.app.js';
+import { createProviderApp, postTo } from './provider-sim.app.js';
 
 describe('POST /v1/charges', () => {
   let app: INestApplication;
@@ -9,10 +9,7 @@ describe('POST /v1/charges', () => {
     await app?.close();
   });
 
-  const charge = (key: string | undefined, body: object) => {
-    const req = request(app.getHttpServer()).post('/v1/charges').send(body);
-    return key === undefined ? req : req.set('Idempotency-Key', key);
-  };
+  const charge = postTo(() => app, '/v1/charges');
 
   it('charges once per key; a duplicate gets the original charge and Idempotent-Replayed', async () => {
     app = await createProviderApp();

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
-import { createProviderApp } from './provider-sim.app.js';
+import { createProviderApp, postTo } from './provider-sim.app.js';
 
 describe('POST /v1/emails', () => {
   let app: INestApplication;
@@ -9,10 +9,7 @@ describe('POST /v1/emails', () => {
     await app?.close();
   });
 
-  const send = (key: string | undefined, body: object) => {
-    const req = request(app.getHttpServer()).post('/v1/emails').send(body);
-    return key === undefined ? req : req.set('Idempotency-Key', key);
-  };
+  const send = postTo(() => app, '/v1/emails');
 
   it('sends once per key and lists what it sent', async () => {
     app = await createProviderApp();

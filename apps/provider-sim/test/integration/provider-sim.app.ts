@@ -1,5 +1,6 @@
 import type { INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
+import request from 'supertest';
 import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
 import { AppModule } from '../../src/app.module.js';
 import { loadConfig } from '../../src/config/app-config.js';
@@ -13,3 +14,10 @@ export async function createProviderApp(env: Record<string, string> = {}): Promi
   await app.init();
   return app;
 }
+
+/** `POST path` with `body` and, unless `key` is undefined, an Idempotency-Key, on the app `app()` returns then. */
+export const postTo =
+  (app: () => INestApplication, path: string) => (key: string | undefined, body: object) => {
+    const req = request(app().getHttpServer()).post(path).send(body);
+    return key === undefined ? req : req.set('Idempotency-Key', key);
+  };
