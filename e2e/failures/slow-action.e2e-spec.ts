@@ -39,15 +39,20 @@ describe(`scenario 6: the action outlives its lease (IDEMPOTENCY_LEASE_MS=${LEAS
     await stack?.close();
   });
 
-  it('renewal off: a duplicate runs beside the slow one (2 charges); the stale owner is fenced off with 409 idempotency_lease_lost', async () => {
+  /** A payment whose provider call is held for HOLD_MS, sent and seen held, with the lease counters before it. */
+  async function startSlowPayment() {
     await stack.reset();
     await holdNextCharge(stack, HOLD_MS);
     const [lostBefore, renewedBefore] = [await events('lease_lost'), await events('lease_renewed')];
     const key = newKey();
     const orderId = randomUUID();
-
     const slow = sendNow(pay(stack, { key, orderId, amount: 8800 }));
     await chargeIsHeld(stack);
+    return { key, orderId, slow, lostBefore, renewedBefore };
+  }
+
+  it('renewal off: a duplicate runs beside the slow one (2 charges); the stale owner is fenced off with 409 idempotency_lease_lost', async () => {
+    const { key, orderId, slow, lostBefore, renewedBefore } = await startSlowPayment();
     // The claim came before the hold, so its lease has run out after this.
     await sleep(PAST_LEASE_MS);
     const duplicate = await pay(stack, { key, orderId, amount: 8800 });
@@ -74,14 +79,7 @@ describe(`scenario 6: the action outlives its lease (IDEMPOTENCY_LEASE_MS=${LEAS
 
   it('renewal on: duplicates get 409 payment_in_progress throughout the slow call; 1 charge', async () => {
     await stack.restart('payments', { IDEMPOTENCY_RENEW_LEASE: 'true' });
-    await stack.reset();
-    await holdNextCharge(stack, HOLD_MS);
-    const [lostBefore, renewedBefore] = [await events('lease_lost'), await events('lease_renewed')];
-    const key = newKey();
-    const orderId = randomUUID();
-
-    const slow = sendNow(pay(stack, { key, orderId, amount: 8800 }));
-    await chargeIsHeld(stack);
+    const { key, orderId, slow, lostBefore, renewedBefore } = await startSlowPayment();
     const heldAt = Date.now();
     // One duplicate after the first lease would have ended, one after the second: both before the hold ends.
     await sleep(PAST_LEASE_MS);
