@@ -14,16 +14,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import {
-  freePort,
-  startPrivateRedisServer,
-  startServiceProcess,
-  type ServiceProcess,
-} from '@retry-safe/testing';
-import { positiveInt } from './support/env.js';
+import { loopbackUrl, positiveInt } from './support/env.js';
+import { startOwnStack, type OwnStack } from './support/payments-stack.js';
 
 interface Scenario {
   readonly name: string;
@@ -56,73 +49,6 @@ const DEFAULT_BODY = JSON.stringify({
   currency: 'EUR',
 });
 
-/** Services this script started itself; closed at the end. */
-interface OwnStack {
-  readonly onUrl: string;
-  readonly offUrl: string;
-  close(): Promise<void>;
-}
-
-/** The repository root: the nearest folder up from here with pnpm-workspace.yaml. */
-function repoRoot(): string {
-  let dir = new URL('.', import.meta.url);
-  while (!existsSync(new URL('pnpm-workspace.yaml', dir))) {
-    const parent = new URL('..', dir);
-    if (parent.href === dir.href) throw new Error('pnpm-workspace.yaml not found above bench/');
-    dir = parent;
-  }
-  return fileURLToPath(dir);
-}
-
-async function startOwnStack(): Promise<OwnStack> {
-  const root = repoRoot();
-  const redis = await startPrivateRedisServer();
-  const started: ServiceProcess[] = [];
-  try {
-    const providerPort = await freePort();
-    started.push(
-      await startServiceProcess({
-        name: 'provider-sim',
-        entry: `${root}apps/provider-sim/dist/main.js`,
-        port: providerPort,
-        env: { PROVIDER_PORT: String(providerPort) },
-      }),
-    );
-    const payments = async (enabled: boolean): Promise<string> => {
-      const port = await freePort();
-      started.push(
-        await startServiceProcess({
-          name: `payments-${enabled ? 'on' : 'off'}`,
-          entry: `${root}apps/payments/dist/main.js`,
-          port,
-          env: {
-            PAYMENTS_PORT: String(port),
-            PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
-            REDIS_URL: redis.url,
-            IDEMPOTENCY_ENABLED: String(enabled),
-            IDEMPOTENCY_KEY_PREFIX: `bench-http-${enabled ? 'on' : 'off'}:`,
-          },
-        }),
-      );
-      return `http://127.0.0.1:${port}/v1/payments`;
-    };
-    const onUrl = await payments(true);
-    const offUrl = await payments(false);
-    return {
-      onUrl,
-      offUrl,
-      close: async () => {
-        await Promise.all(started.map((service) => service.kill('SIGTERM')));
-        await redis.close();
-      },
-    };
-  } catch (error) {
-    await Promise.all(started.map((service) => service.kill('SIGKILL')));
-    await redis.close();
-    throw error;
-  }
-}
-
 async function main(): Promise<void> {
   const own = process.env['PAYMENTS_URL'] ? undefined : await startOwnStack();
   try {
@@ -153,8 +79,29 @@ async function measure(own: OwnStack | undefined): Promise<void> {
     },
   ];
 
-  // Rounds: off, on, replays, off, on, replays, ... so the designs see the same machine load; each figure is the
-  // median over the rounds.
+  const results = await interleavedRounds(scenarios, body, seconds, connections);
+  const comparisons = againstOff(results);
+  printResults(results, comparisons);
+
+  const file = new URL('../results/http.json', import.meta.url);
+  await mkdir(new URL('.', file), { recursive: true });
+  await writeFile(
+    file,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), seconds, connections, results, comparisons }, null, 2)}\n`,
+  );
+  console.error(`wrote ${file.pathname}`);
+}
+
+/**
+ * Rounds: off, on, replays, off, on, replays, ... so the designs see the same machine load; each figure is the
+ * median over the rounds.
+ */
+async function interleavedRounds(
+  scenarios: readonly Scenario[],
+  body: string,
+  seconds: number,
+  connections: number,
+): Promise<ScenarioResult[]> {
   const rounds = positiveInt('HTTP_BENCH_ROUNDS', 3);
   const perRound = Math.max(1, Math.round(seconds / rounds));
   for (const scenario of scenarios) await run(scenario, body, 1, connections); // warm-up, not measured
@@ -168,10 +115,13 @@ async function measure(own: OwnStack | undefined): Promise<void> {
       samples.set(scenario.name, [...(samples.get(scenario.name) ?? []), result]);
     }
   }
-  const results: ScenarioResult[] = scenarios.map((scenario) => medianOf(samples.get(scenario.name) ?? []));
+  return scenarios.map((scenario) => medianOf(samples.get(scenario.name) ?? []));
+}
 
+/** Each coordinator-on figure against coordinator off: added latency and the throughput ratio (none without off). */
+function againstOff(results: readonly ScenarioResult[]) {
   const off = results.find((result) => result.name.startsWith('coordinator off'));
-  const comparisons = off
+  return off
     ? results
         .filter((result) => result !== off)
         .map((result) => ({
@@ -181,7 +131,9 @@ async function measure(own: OwnStack | undefined): Promise<void> {
           throughputRatio: round(result.requestsPerSecond / off.requestsPerSecond),
         }))
     : [];
+}
 
+function printResults(results: readonly ScenarioResult[], comparisons: ReturnType<typeof againstOff>): void {
   console.log('| scenario | req/s | p50 ms | p90 ms | p99 ms | non-2xx | errors |');
   console.log('| --- | --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
@@ -194,15 +146,8 @@ async function measure(own: OwnStack | undefined): Promise<void> {
       `${c.name}: ${signed(c.addedLatencyP50Ms)} ms p50, ${signed(c.addedLatencyP99Ms)} ms p99, throughput ${c.throughputRatio}x of off`,
     );
   }
-  if (!off) console.log('PAYMENTS_URL_OFF not set: no added latency or throughput ratio.');
-
-  const file = new URL('../results/http.json', import.meta.url);
-  await mkdir(new URL('.', file), { recursive: true });
-  await writeFile(
-    file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), seconds, connections, results, comparisons }, null, 2)}\n`,
-  );
-  console.error(`wrote ${file.pathname}`);
+  if (comparisons.length === 0)
+    console.log('PAYMENTS_URL_OFF not set: no added latency or throughput ratio.');
 }
 
 /** The median of each figure over the rounds (counts are summed). */
@@ -285,27 +230,6 @@ async function run(
     errors: result.errors,
     timeouts: result.timeouts,
   };
-}
-
-/** Reads a URL from the environment and refuses anything but loopback: load must stay on this machine. */
-function loopbackUrl(name: string, required: boolean): string | undefined {
-  const raw = process.env[name];
-  if (!raw) {
-    if (required) {
-      console.error(
-        `${name} is not set: start the payments service, then run with ${name}=http://127.0.0.1:PORT/...`,
-      );
-      process.exitCode = 2;
-    }
-    return undefined;
-  }
-  const url = new URL(raw);
-  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
-    throw new Error(
-      `${name} must point to this machine (127.0.0.1, localhost or [::1]), got ${url.hostname}`,
-    );
-  }
-  return url.toString();
 }
 
 function signed(value: number): string {

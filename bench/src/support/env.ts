@@ -9,3 +9,24 @@ export function positiveInt(name: string, fallback: number): number {
     throw new Error(`${name} must be a positive integer, got "${raw}"`);
   return value;
 }
+
+/** Reads a URL from the environment and refuses anything but loopback: load must stay on this machine. */
+export function loopbackUrl(name: string, required: boolean): string | undefined {
+  const raw = process.env[name];
+  if (!raw) {
+    if (required) {
+      console.error(
+        `${name} is not set: start the payments service, then run with ${name}=http://127.0.0.1:PORT/...`,
+      );
+      process.exitCode = 2;
+    }
+    return undefined;
+  }
+  const url = new URL(raw);
+  if (!['127.0.0.1', 'localhost', '[::1]'].includes(url.hostname)) {
+    throw new Error(
+      `${name} must point to this machine (127.0.0.1, localhost or [::1]), got ${url.hostname}`,
+    );
+  }
+  return url.toString();
+}

@@ -1,0 +1,80 @@
+/** What `pnpm bench:http` measures when no PAYMENTS_URL is given: payments with the coordinator on and off. */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  freePort,
+  startPrivateRedisServer,
+  startServiceProcess,
+  type ServiceProcess,
+} from '@retry-safe/testing';
+
+/** Services this script started itself; closed at the end. */
+export interface OwnStack {
+  readonly onUrl: string;
+  readonly offUrl: string;
+  close(): Promise<void>;
+}
+
+/** The repository root: the nearest folder up from here with pnpm-workspace.yaml. */
+function repoRoot(): string {
+  let dir = new URL('.', import.meta.url);
+  while (!existsSync(new URL('pnpm-workspace.yaml', dir))) {
+    const parent = new URL('..', dir);
+    if (parent.href === dir.href) throw new Error('pnpm-workspace.yaml not found above bench/');
+    dir = parent;
+  }
+  return fileURLToPath(dir);
+}
+
+/**
+ * A private redis-server, provider-sim and two payments processes from the built tree, one with the coordinator on
+ * and one with it off, each on a free port.
+ */
+export async function startOwnStack(): Promise<OwnStack> {
+  const root = repoRoot();
+  const redis = await startPrivateRedisServer();
+  const started: ServiceProcess[] = [];
+  try {
+    const providerPort = await freePort();
+    started.push(
+      await startServiceProcess({
+        name: 'provider-sim',
+        entry: `${root}apps/provider-sim/dist/main.js`,
+        port: providerPort,
+        env: { PROVIDER_PORT: String(providerPort) },
+      }),
+    );
+    const payments = async (enabled: boolean): Promise<string> => {
+      const port = await freePort();
+      started.push(
+        await startServiceProcess({
+          name: `payments-${enabled ? 'on' : 'off'}`,
+          entry: `${root}apps/payments/dist/main.js`,
+          port,
+          env: {
+            PAYMENTS_PORT: String(port),
+            PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
+            REDIS_URL: redis.url,
+            IDEMPOTENCY_ENABLED: String(enabled),
+            IDEMPOTENCY_KEY_PREFIX: `bench-http-${enabled ? 'on' : 'off'}:`,
+          },
+        }),
+      );
+      return `http://127.0.0.1:${port}/v1/payments`;
+    };
+    const onUrl = await payments(true);
+    const offUrl = await payments(false);
+    return {
+      onUrl,
+      offUrl,
+      close: async () => {
+        await Promise.all(started.map((service) => service.kill('SIGTERM')));
+        await redis.close();
+      },
+    };
+  } catch (error) {
+    await Promise.all(started.map((service) => service.kill('SIGKILL')));
+    await redis.close();
+    throw error;
+  }
+}
