@@ -34,38 +34,8 @@ export async function measureAll(
   const measured = new Map<string, Measured>();
   try {
     for (const { peer } of peers) await peer.setup(redisUrl, PLAN.settings);
-    console.error('  warm-up');
-    for (const { peer } of peers) {
-      // JIT, connection buffers, script cache (NOSCRIPT -> EVAL happens here, not in the samples).
-      const warmKeys = Array.from({ length: PLAN.warmup }, () => freshKey('warm'));
-      for (const key of warmKeys) await peer.execute(key, instantCharge);
-      for (const key of warmKeys) await peer.execute(key, instantCharge);
-      await peer.drain?.();
-    }
-
-    console.error(`  latency, ${PLAN.latencyRounds} interleaved rounds`);
-    const first = new Map<string, bigint[]>(peers.map(({ library }) => [library.id, []]));
-    const replay = new Map<string, bigint[]>(peers.map(({ library }) => [library.id, []]));
-    const replayExecutions = new Map<string, number>(peers.map(({ library }) => [library.id, 0]));
-    const perRound = Math.ceil(PLAN.samples / PLAN.latencyRounds);
-    for (let round = 0; round < PLAN.latencyRounds; round++) {
-      for (let turn = 0; turn < peers.length; turn++) {
-        const { library, peer } = peers[(round + turn) % peers.length]!;
-        const keys = Array.from({ length: perRound }, () => freshKey('first'));
-        first
-          .get(library.id)!
-          .push(...(await timeSequential(keys, (key) => peer.execute(key, instantCharge))));
-        await peer.drain?.();
-        replay.get(library.id)!.push(
-          ...(await timeSequential(keys, (key) =>
-            peer.execute(key, async () => {
-              replayExecutions.set(library.id, replayExecutions.get(library.id)! + 1);
-              return newCharge();
-            }),
-          )),
-        );
-      }
-    }
+    await warmUp(peers);
+    const { first, replay, replayExecutions } = await measureLatency(peers);
 
     const throughput = await measureAllThroughput(peers, flush, redisCpu);
     for (const { library, peer } of peers) {
@@ -104,6 +74,45 @@ export async function measureAll(
     });
   }
   return results;
+}
+
+type Running = readonly { readonly library: Library; readonly peer: Peer }[];
+
+/** JIT, connection buffers, script cache (NOSCRIPT -> EVAL happens here, not in the samples). */
+async function warmUp(peers: Running): Promise<void> {
+  console.error('  warm-up');
+  for (const { peer } of peers) {
+    const warmKeys = Array.from({ length: PLAN.warmup }, () => freshKey('warm'));
+    for (const key of warmKeys) await peer.execute(key, instantCharge);
+    for (const key of warmKeys) await peer.execute(key, instantCharge);
+    await peer.drain?.();
+  }
+}
+
+/** First executions on fresh keys, then replays of those keys, per library; in interleaved rounds. */
+async function measureLatency(peers: Running) {
+  console.error(`  latency, ${PLAN.latencyRounds} interleaved rounds`);
+  const first = new Map<string, bigint[]>(peers.map(({ library }) => [library.id, []]));
+  const replay = new Map<string, bigint[]>(peers.map(({ library }) => [library.id, []]));
+  const replayExecutions = new Map<string, number>(peers.map(({ library }) => [library.id, 0]));
+  const perRound = Math.ceil(PLAN.samples / PLAN.latencyRounds);
+  for (let round = 0; round < PLAN.latencyRounds; round++) {
+    for (let turn = 0; turn < peers.length; turn++) {
+      const { library, peer } = peers[(round + turn) % peers.length]!;
+      const keys = Array.from({ length: perRound }, () => freshKey('first'));
+      first.get(library.id)!.push(...(await timeSequential(keys, (key) => peer.execute(key, instantCharge))));
+      await peer.drain?.();
+      replay.get(library.id)!.push(
+        ...(await timeSequential(keys, (key) =>
+          peer.execute(key, async () => {
+            replayExecutions.set(library.id, replayExecutions.get(library.id)! + 1);
+            return newCharge();
+          }),
+        )),
+      );
+    }
+  }
+  return { first, replay, replayExecutions };
 }
 
 /** Awaits `call` once per key, one after the other, timing each with the monotonic clock (ns). */
