@@ -28,12 +28,13 @@ import {
 } from './support/load.js';
 import { measureInterleaved, round, summarise, type LatencySummary } from './support/stats.js';
 import { measureThroughput, redisCpuReader } from './support/throughput.js';
+import { positiveInt } from './support/env.js';
 
-const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 5_000);
-const THROUGHPUT_MS = Number(process.env['BENCH_THROUGHPUT_MS'] ?? 3_000);
+const SAMPLES = positiveInt('BENCH_SAMPLES', 5_000);
+const THROUGHPUT_MS = positiveInt('BENCH_THROUGHPUT_MS', 3_000);
 const WAKE_SAMPLES = Math.min(500, SAMPLES);
 const LOAD_KEYS = 256;
-const LOAD_ROUNDS = Number(process.env['BENCH_LOAD_ROUNDS'] ?? 2);
+const LOAD_ROUNDS = positiveInt('BENCH_LOAD_ROUNDS', 2);
 /** Goal of the load phase: first executions per second as a fraction of the Redis-side limit. */
 const FIRST_TO_LIMIT_GOAL = 0.6;
 

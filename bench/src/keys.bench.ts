@@ -9,8 +9,9 @@
  * Environment (optional): BENCH_SAMPLES (default 20000).
  */
 import { parseIdempotencyKeyHeader } from '@retry-safe/idempotency';
+import { positiveInt } from './support/env.js';
 
-const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 20_000);
+const SAMPLES = positiveInt('BENCH_SAMPLES', 20_000);
 const SHORT = 'order:42';
 const LONG = `a${' '.repeat(12_000)}b`;
 // Within the length limit, so the whole field is scanned before it is refused.

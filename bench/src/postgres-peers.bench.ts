@@ -15,8 +15,9 @@ import type pg from 'pg';
 import { withTransaction } from '@retry-safe/testing';
 import { order, startPostgresBench, type Order, type PostgresBench } from './support/postgres-fixture.js';
 import { measureInterleaved, round, type LatencySummary } from './support/stats.js';
+import { positiveInt } from './support/env.js';
 
-const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 2_000);
+const SAMPLES = positiveInt('BENCH_SAMPLES', 2_000);
 const CONTENDERS = 100;
 
 /** One design: `call(key, action)` returns the order (run or replayed) or throws "in progress". */
@@ -29,24 +30,13 @@ interface Design {
 
 const HAND_ROLLED_TABLE = `CREATE TABLE hand_rolled_keys (key text PRIMARY KEY, response text)`;
 
+/** Our coordinator and the hand-rolled baseline, each standalone and inside the business transaction. */
 function designs(bench: PostgresBench): Design[] {
+  return [...ourDesigns(bench), ...handRolledDesigns(bench.pool)];
+}
+
+function ourDesigns(bench: PostgresBench): Design[] {
   const { pool, coordinator, store } = bench;
-  const claimHandRolled = async (db: pg.ClientBase, key: string): Promise<boolean> =>
-    (
-      await db.query('INSERT INTO hand_rolled_keys (key) VALUES ($1) ON CONFLICT DO NOTHING RETURNING key', [
-        key,
-      ])
-    ).rowCount === 1;
-  const replayHandRolled = async (db: pg.ClientBase, key: string): Promise<Order> => {
-    const { rows } = await db.query<{ response: string | null }>(
-      'SELECT response FROM hand_rolled_keys WHERE key = $1',
-      [key],
-    );
-    if (!rows[0]?.response) throw new Error('in progress');
-    return JSON.parse(rows[0].response) as Order;
-  };
-  const completeHandRolled = (db: pg.ClientBase, key: string, value: Order) =>
-    db.query('UPDATE hand_rolled_keys SET response = $2 WHERE key = $1', [key, JSON.stringify(value)]);
   return [
     {
       name: '@retry-safe/idempotency/postgres, standalone (ours)',
@@ -80,6 +70,33 @@ function designs(bench: PostgresBench): Design[] {
       // A crashed owner's transaction rolls back: it leaves nothing behind.
       crash: async () => undefined,
     },
+  ];
+}
+
+/** The baseline's reservation: true when this call inserted the key. */
+async function claimHandRolled(db: pg.ClientBase, key: string): Promise<boolean> {
+  const inserted = await db.query(
+    'INSERT INTO hand_rolled_keys (key) VALUES ($1) ON CONFLICT DO NOTHING RETURNING key',
+    [key],
+  );
+  return inserted.rowCount === 1;
+}
+
+async function replayHandRolled(db: pg.ClientBase, key: string): Promise<Order> {
+  const { rows } = await db.query<{ response: string | null }>(
+    'SELECT response FROM hand_rolled_keys WHERE key = $1',
+    [key],
+  );
+  if (!rows[0]?.response) throw new Error('in progress');
+  return JSON.parse(rows[0].response) as Order;
+}
+
+function completeHandRolled(db: pg.ClientBase, key: string, value: Order) {
+  return db.query('UPDATE hand_rolled_keys SET response = $2 WHERE key = $1', [key, JSON.stringify(value)]);
+}
+
+function handRolledDesigns(pool: PostgresBench['pool']): Design[] {
+  return [
     {
       name: 'hand-rolled INSERT ON CONFLICT + SELECT, standalone (baseline)',
       call: async (key, action) => {

@@ -16,8 +16,9 @@ import { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
 import { withTransaction } from '@retry-safe/testing';
 import { order, startPostgresBench, type PostgresBench } from './support/postgres-fixture.js';
 import { measureInterleaved, round, summarise, type LatencySummary } from './support/stats.js';
+import { positiveInt } from './support/env.js';
 
-const SAMPLES = Number(process.env['BENCH_SAMPLES'] ?? 3_000);
+const SAMPLES = positiveInt('BENCH_SAMPLES', 3_000);
 const WAKE_SAMPLES = Math.min(300, SAMPLES);
 
 /** Statements one call sends, by name (`claim`, `complete`, or the SQL itself). */
