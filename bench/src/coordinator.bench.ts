@@ -13,9 +13,13 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
-import { IdempotencyCoordinator, fingerprintOf, jsonCodec } from '@retry-safe/idempotency';
+import {
+  IdempotencyCoordinator,
+  fingerprintOf,
+  jsonCodec,
+  type CoordinateRequest,
+} from '@retry-safe/idempotency';
 import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { startPrivateRedisServer } from '@retry-safe/testing';
 import {
@@ -26,8 +30,9 @@ import {
   type LoadResult,
   type RedisLimit,
 } from './support/load.js';
-import { measureInterleaved, round, summarise, type LatencySummary } from './support/stats.js';
+import { measureInterleaved, round, type LatencySummary } from './support/stats.js';
 import { measureThroughput, redisCpuReader } from './support/throughput.js';
+import { measureWakeUp } from './support/wake-up.js';
 import { positiveInt } from './support/env.js';
 
 const SAMPLES = positiveInt('BENCH_SAMPLES', 5_000);
@@ -127,30 +132,7 @@ async function main(): Promise<void> {
       coordinator.coordinate(request(`tp-${worker}-${i}`), action),
     );
 
-    // Wake-up: a waiter (another store, as in another process) blocks on a key; the owner completes; time from
-    // the owner's completion returning to the waiter's result.
-    const waiterStore = new RedisIdempotencyStore(client, { keyPrefix: 'bench:' });
-    const waiter = new IdempotencyCoordinator(waiterStore, { inFlight: 'wait', leaseMs: 30_000 });
-    const wakeNs: bigint[] = [];
-    for (let i = 0; i < WAKE_SAMPLES; i++) {
-      let release: () => void = () => {};
-      const gate = new Promise<void>((r) => (release = r));
-      let ownerDone = 0n;
-      const owner = coordinator
-        .coordinate(request(`wake-${i}`), async () => {
-          await gate;
-          return charge;
-        })
-        .then(() => (ownerDone = process.hrtime.bigint()));
-      await sleep(0);
-      const waiting = waiter.coordinate(request(`wake-${i}`), action).then(() => process.hrtime.bigint());
-      await sleep(2); // let the waiter subscribe and settle into its sleep
-      release();
-      const [, waiterDone] = await Promise.all([owner, waiting]);
-      wakeNs.push(waiterDone > ownerDone ? waiterDone - ownerDone : 0n);
-    }
-    await waiterStore.close();
-    const wake = summarise(wakeNs);
+    const wake = await wakeUp(client, coordinator, request);
 
     const loadPlan: LoadPlan<Charge> = {
       url: redis.url,
@@ -244,6 +226,27 @@ async function main(): Promise<void> {
     await pipelinedClient.quit();
     await client.quit();
     await redis.close();
+  }
+}
+
+/** Wait-mode wake-up; the waiter is another store (another process), woken by its sharded subscription. */
+async function wakeUp(
+  client: Redis,
+  owner: IdempotencyCoordinator,
+  request: (key: string) => CoordinateRequest<Charge>,
+): Promise<LatencySummary> {
+  const waiterStore = new RedisIdempotencyStore(client, { keyPrefix: 'bench:' });
+  try {
+    return await measureWakeUp({
+      samples: WAKE_SAMPLES,
+      owner,
+      waiter: new IdempotencyCoordinator(waiterStore, { inFlight: 'wait', leaseMs: 30_000 }),
+      request,
+      result: () => charge,
+      settleMs: 2,
+    });
+  } finally {
+    await waiterStore.close();
   }
 }
 

@@ -10,12 +10,12 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import { cpus, loadavg } from 'node:os';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { IdempotencyCoordinator } from '@retry-safe/idempotency';
 import { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
 import { withTransaction } from '@retry-safe/testing';
 import { order, startPostgresBench, type PostgresBench } from './support/postgres-fixture.js';
-import { measureInterleaved, round, summarise, type LatencySummary } from './support/stats.js';
+import { measureInterleaved, round, type LatencySummary } from './support/stats.js';
+import { measureWakeUp } from './support/wake-up.js';
 import { positiveInt } from './support/env.js';
 
 const SAMPLES = positiveInt('BENCH_SAMPLES', 3_000);
@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       transactionalFirst: await statementsOf(bench, () => txFirst('rt-tx-1')),
       transactionalReplay: await statementsOf(bench, () => txFirst('rt-tx-1')),
     };
-    const wake = await measureWakeUp(bench, standaloneAction);
+    const wake = await wakeUp(bench);
     const storage = await storedBytes(bench);
 
     const results = {
@@ -175,38 +175,24 @@ async function main(): Promise<void> {
   }
 }
 
-/** From the owner's completion returning to the waiter's result; the waiter is another store (another process). */
-async function measureWakeUp(bench: PostgresBench, action: () => Promise<unknown>): Promise<LatencySummary> {
+/** Wait-mode wake-up; the waiter is another store (another process), woken by LISTEN/NOTIFY. */
+async function wakeUp(bench: PostgresBench): Promise<LatencySummary> {
   const waiterStore = new PostgresIdempotencyStore(bench.pool, {
     table: 'idempotency_records',
     sweepIntervalMs: 0,
   });
-  const waiter = new IdempotencyCoordinator(waiterStore, { inFlight: 'wait', leaseMs: 30_000 });
-  const wakeNs: bigint[] = [];
-  for (let i = 0; i < WAKE_SAMPLES; i++) {
-    let release: () => void = () => {};
-    const gate = new Promise<void>((r) => (release = r));
-    let started: () => void = () => {};
-    const running = new Promise<void>((r) => (started = r));
-    let ownerDone = 0n;
-    const owner = bench.coordinator
-      .coordinate(bench.request(`wake-${i}`), async () => {
-        started();
-        await gate;
-        return { ...order, id: String(i) };
-      })
-      .then(() => (ownerDone = process.hrtime.bigint()));
-    await running;
-    const waiting = waiter
-      .coordinate(bench.request(`wake-${i}`), action as never)
-      .then(() => process.hrtime.bigint());
-    await sleep(5); // let the waiter LISTEN and settle into its sleep
-    release();
-    const [, waiterDone] = await Promise.all([owner, waiting]);
-    wakeNs.push(waiterDone > ownerDone ? waiterDone - ownerDone : 0n);
+  try {
+    return await measureWakeUp({
+      samples: WAKE_SAMPLES,
+      owner: bench.coordinator,
+      waiter: new IdempotencyCoordinator(waiterStore, { inFlight: 'wait', leaseMs: 30_000 }),
+      request: bench.request,
+      result: (i) => ({ ...order, id: String(i) }),
+      settleMs: 5,
+    });
+  } finally {
+    await waiterStore.close();
   }
-  await waiterStore.close();
-  return summarise(wakeNs);
 }
 
 async function storedBytes(bench: PostgresBench) {
