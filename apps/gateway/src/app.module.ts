@@ -1,5 +1,6 @@
 import { Module, type DynamicModule } from '@nestjs/common';
 import { AppShellModule } from '@retry-safe/app-shell';
+import { ApiTokenAuthenticator } from './auth/api-token.authenticator.js';
 import { GATEWAY_PROBLEMS } from './common/gateway-problems.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config/gateway-config.js';
 import { gatewaySettings } from './config/gateway-settings.js';
@@ -18,12 +19,13 @@ export class AppModule {
           configToken: GATEWAY_CONFIG,
           faultsEnabled: config.faultsEnabled,
           problems: GATEWAY_PROBLEMS,
-          // The edge of the chain mints every request id; the tenant is known once the auth guard ran.
+          // The edge of the chain mints every request id; the tenant is known once the caller is authenticated.
           requestContext: {
             service: 'gateway',
             requestId: 'mint',
             tenantOf: (_req, context) => context.tenantId,
           },
+          authenticate: new ApiTokenAuthenticator(config.apiTokens),
           bodyLimitBytes: config.bodyLimitBytes,
           settings: gatewaySettings(config),
         }),

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { AppShellModule } from '@retry-safe/app-shell';
+import { AppShellModule, InternalTokenAuthenticator } from '@retry-safe/app-shell';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import { ORDERS_PROBLEMS } from './common/orders-problems.js';
 import { ORDERS_CONFIG, type OrdersConfig } from './config/orders-config.js';
@@ -20,13 +20,15 @@ export class AppModule {
           configToken: ORDERS_CONFIG,
           faultsEnabled: config.faultsEnabled,
           problems: ORDERS_PROBLEMS,
-          // A hop inside the chain: the caller's request id and deadline carry on; the gateway sends the tenant.
+          // A hop inside the chain: the caller's request id and deadline carry on; the gateway (authenticated) sends the tenant.
           requestContext: {
             service: 'orders',
             requestId: 'propagate',
             requestBudgetMs: config.requestBudgetMs,
             tenantOf: (req) => req.headers[ChainHeader.Tenant],
           },
+          // Only the gateway (holding INTERNAL_TOKEN) may call: the tenant header is its word.
+          authenticate: new InternalTokenAuthenticator(config.internalToken),
           bodyLimitBytes: config.bodyLimitBytes,
           metrics: MetricsService,
           redis: { url: config.redisUrl, clusterNodes: config.redisClusterNodes },

@@ -1,5 +1,5 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import { AppShellModule } from '@retry-safe/app-shell';
+import { AppShellModule, InternalTokenAuthenticator } from '@retry-safe/app-shell';
 import { PAYMENTS_PROBLEMS } from './common/payments-problems.js';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from './config/payments-config.js';
 import { paymentsSettings } from './config/payments-settings.js';
@@ -24,6 +24,8 @@ export class AppModule {
             requestId: 'propagate',
             requestBudgetMs: config.requestBudgetMs,
           },
+          // Only orders (holding INTERNAL_TOKEN) may charge: the command's tenant is its word.
+          authenticate: new InternalTokenAuthenticator(config.internalToken),
           bodyLimitBytes: config.bodyLimitBytes,
           metrics: MetricsService,
           redis: { url: config.redisUrl },

@@ -75,6 +75,58 @@ export function clusterPrefixProblem(clusterNodes: readonly string[], prefix: st
     : undefined;
 }
 
+/** An interface address to listen on (`HOST`): an IPv4 or IPv6 literal, e.g. `127.0.0.1`, `0.0.0.0`, `::`. */
+export function envHost() {
+  return z.union([z.ipv4(), z.ipv6()], { error: 'must be an IP address, e.g. 127.0.0.1 or 0.0.0.0' });
+}
+
+/** Shortest `INTERNAL_TOKEN` accepted. */
+export const MIN_INTERNAL_TOKEN_LENGTH = 32;
+
+/**
+ * `INTERNAL_TOKEN`: the credential the gateway and orders send to orders and payments. Required: a service without
+ * one refuses to start rather than trust every caller.
+ */
+export function envInternalToken() {
+  return z
+    .string({
+      error:
+        'is required: the shared internal credential the gateway and orders send to orders and payments ' +
+        `(at least ${MIN_INTERNAL_TOKEN_LENGTH} characters of [A-Za-z0-9-._~+/]; e.g. \`openssl rand -hex 32\`)`,
+    })
+    .regex(
+      new RegExp(`^[A-Za-z0-9\\-._~+/]{${MIN_INTERNAL_TOKEN_LENGTH},}$`),
+      `must be at least ${MIN_INTERNAL_TOKEN_LENGTH} characters of [A-Za-z0-9-._~+/]`,
+    );
+}
+
+/** Longest `DRAIN_TIMEOUT_MS` accepted. */
+export const MAX_DRAIN_TIMEOUT_MS = 120_000;
+/** `DRAIN_TIMEOUT_MS` by default: compose's `stop_grace_period` (15 s) leaves it a margin. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
+
+/**
+ * The variables the shell itself reads, spread into every app's schema: `HOST` (the interface to listen on) and
+ * `DRAIN_TIMEOUT_MS` (how long SIGTERM waits for in-flight requests).
+ * @param defaultHost - `127.0.0.1` for internal services, `0.0.0.0` for the public edge.
+ */
+export function shellEnv(defaultHost: string) {
+  return {
+    HOST: envHost().default(defaultHost),
+    DRAIN_TIMEOUT_MS: envInt(0, MAX_DRAIN_TIMEOUT_MS).default(DEFAULT_DRAIN_TIMEOUT_MS),
+  };
+}
+
+/** What {@link bootstrap} needs of every app's config, read by {@link shellEnv}. */
+export interface ListenConfig {
+  /** The app's port (`GATEWAY_PORT`, `ORDERS_PORT`, ...). */
+  readonly port: number;
+  /** `HOST`: the interface to listen on. */
+  readonly host: string;
+  /** `DRAIN_TIMEOUT_MS` (default 10000): how long SIGTERM waits for in-flight requests before cutting them. */
+  readonly drainTimeoutMs: number;
+}
+
 /** The environment is invalid; `message` names every offending variable. */
 export class ConfigError extends Error {
   readonly code = 'CONFIG_INVALID';
@@ -106,7 +158,7 @@ export function parseEnv<S extends z.ZodType>(
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '(environment)');
-      const value = options.secrets?.has(name) ? '' : `=${JSON.stringify(env[name] ?? null)}`;
+      const value = options.secrets?.has(name) ? '' : `=${JSON.stringify(redactCredentials(env[name]) ?? null)}`;
       return `  ${name}${value}: ${issue.message}`;
     });
     throw new ConfigError(`${options.service}: invalid environment\n${lines.join('\n')}`, {
@@ -114,4 +166,12 @@ export function parseEnv<S extends z.ZodType>(
     });
   }
   return parsed.data;
+}
+
+/**
+ * `value` with the password of any `scheme://user:password@` in it replaced by `***`, so a `REDIS_URL` with
+ * credentials can be named in errors and logs.
+ */
+export function redactCredentials(value: string | undefined): string | undefined {
+  return value?.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@');
 }

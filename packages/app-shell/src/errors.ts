@@ -9,6 +9,7 @@ export const ServiceErrorCode = {
   IdempotencyKeyInvalid: RequestProblemCode.IdempotencyKeyInvalid,
   ValidationFailed: RequestProblemCode.ValidationFailed,
   UnsupportedMediaType: RequestProblemCode.UnsupportedMediaType,
+  Unauthorized: RequestProblemCode.Unauthorized,
 } as const;
 /** One of {@link ServiceErrorCode}'s values. */
 export type ServiceErrorCode = (typeof ServiceErrorCode)[keyof typeof ServiceErrorCode];
@@ -44,6 +45,14 @@ export class IdempotencyKeyInvalidError extends ServiceError<ServiceErrorCode> {
   readonly code = ServiceErrorCode.IdempotencyKeyInvalid;
   constructor(readonly reason: string) {
     super(`The Idempotency-Key is not acceptable: ${reason}`, { reason });
+  }
+}
+
+/** No credential, or one that is not valid (401): nothing else of the request was read. */
+export class UnauthorizedError extends ServiceError<ServiceErrorCode> {
+  readonly code = ServiceErrorCode.Unauthorized;
+  constructor(reason: string) {
+    super(reason);
   }
 }
 

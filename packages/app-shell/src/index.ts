@@ -3,12 +3,29 @@
 // uses it too: it is infrastructure, with no business contract in it.
 export { AppShellModule, SHELL_PATHS } from './shell/app-shell.module.js';
 export { DEFAULT_BODY_LIMIT_BYTES, type AppShellOptions } from './shell/app-shell.options.js';
-export { SHELL_APP_OPTIONS, bootstrap, type BootstrapOptions } from './shell/bootstrap.js';
+export { SHELL_APP_OPTIONS, bootstrap, shutdown, type BootstrapOptions } from './shell/bootstrap.js';
+export { drainServer, type DrainResult } from './shell/drain.js';
+export { ShutdownState } from './health/shutdown-state.js';
+export {
+  CALLER_AUTHENTICATOR,
+  CallerAuthenticationMiddleware,
+  InternalTokenAuthenticator,
+  bearerTokenOf,
+  internalAuthorization,
+  isOpenPath,
+  secretDigest,
+  type CallerAuthenticator,
+} from './auth/caller-authentication.js';
 export {
   ConfigError,
   clusterPrefixProblem,
+  DEFAULT_DRAIN_TIMEOUT_MS,
+  MAX_DRAIN_TIMEOUT_MS,
+  MIN_INTERNAL_TOKEN_LENGTH,
   envBool,
   envBullmqPrefix,
+  envHost,
+  envInternalToken,
   envHttpUrl,
   envInt,
   envPort,
@@ -16,6 +33,9 @@ export {
   envRedisUrl,
   hasHashTag,
   parseEnv,
+  redactCredentials,
+  shellEnv,
+  type ListenConfig,
   type ParseEnvOptions,
 } from './env.js';
 export {
@@ -23,6 +43,7 @@ export {
   IdempotencyKeyMissingError,
   ServiceError,
   ServiceErrorCode,
+  UnauthorizedError,
   UnsupportedMediaTypeError,
   ValidationFailedError,
   errorGuard,

@@ -52,6 +52,7 @@ const byCode: Record<ServiceErrorCode, { status: number; title: string }> = {
   [ServiceErrorCode.IdempotencyKeyInvalid]: { status: 400, title: 'Invalid Idempotency-Key' },
   [ServiceErrorCode.ValidationFailed]: { status: 400, title: 'Invalid request' },
   [ServiceErrorCode.UnsupportedMediaType]: { status: 415, title: 'Unsupported media type' },
+  [ServiceErrorCode.Unauthorized]: { status: 401, title: 'Unauthorized' },
 };
 
 // body-parser's error types (http-errors `type`), e.g. for a body over the limit or unparsable JSON.
@@ -79,7 +80,7 @@ const bodyErrors: Record<string, { status: number; code: string; title: string; 
  * A service's only exception filter: every error leaves as `application/problem+json`.
  * - First the app's {@link ProblemExceptionFilterOptions.mapError}, then its code map
  *   ({@link ProblemExceptionFilterOptions.codes}).
- * - The shared errors ({@link ServiceErrorCode}) map by `code` (400, 415).
+ * - The shared errors ({@link ServiceErrorCode}) map by `code` (400, 401, 415).
  * - Nest's and body-parser's HttpExceptions keep their status with a stable code; the rest is a logged 500.
  *
  * {@link AppShellModule} provides it as `APP_FILTER` with the app's options; tests build it with the same options.

@@ -4,9 +4,10 @@ import {
   Logger,
   Module,
   type DynamicModule,
-  type OnApplicationShutdown,
+  type BeforeApplicationShutdown,
 } from '@nestjs/common';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
+import { redactCredentials } from './env.js';
 
 /** DI token of the shared ioredis client. */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
@@ -25,7 +26,7 @@ export function createRedisClient(url: string, logger: Logger): Redis {
   let down = false;
   redis.on('error', (error: Error) => {
     // ioredis reports every failed reconnect; one line per outage is enough.
-    if (!down) logger.warn({ msg: 'redis unavailable, reconnecting', error: error.message });
+    if (!down) logger.warn({ msg: 'redis unavailable, reconnecting', error: redactCredentials(error.message) });
     down = true;
   });
   redis.on('ready', () => {
@@ -85,7 +86,7 @@ export interface RedisModuleOptions extends RedisLocation {
 /** The Redis client of the service ({@link REDIS_CLIENT}), closed on shutdown after everything that uses it. */
 @Global()
 @Module({})
-export class RedisModule implements OnApplicationShutdown {
+export class RedisModule implements BeforeApplicationShutdown {
   constructor(@Inject(REDIS_CLIENT) private readonly redis: Redis | Cluster) {}
 
   static forRoot(options: RedisModuleOptions): DynamicModule {
@@ -104,8 +105,9 @@ export class RedisModule implements OnApplicationShutdown {
     };
   }
 
-  // onApplicationShutdown runs after every onModuleDestroy, so the users of the client (the queue) closed first.
-  async onApplicationShutdown(): Promise<void> {
+  // beforeApplicationShutdown runs after every onModuleDestroy, so the users of the client (the queue) closed
+  // first, and before every onApplicationShutdown, where databases close: queues, then Redis, then databases.
+  async beforeApplicationShutdown(): Promise<void> {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

@@ -10,7 +10,6 @@ export const ProblemCode = {
   // Request shape, every service (provider-sim included, hence in `./http`).
   ...RequestProblemCode,
   // Gateway.
-  Unauthorized: 'unauthorized',
   MalformedRequest: 'malformed_request',
   RequestTimeout: 'request_timeout',
   RequestHeadersTooLarge: 'request_headers_too_large',

@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
 
+// Read by ApiTokenAuthenticator; re-exported for this module's callers and tests.
+export { bearerTokenOf } from '@retry-safe/app-shell';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 // RFC 6750 b64token: what may follow `Bearer ` in an Authorization header.
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -68,17 +71,6 @@ export class ApiTokens {
   get size(): number {
     return this.tenantsByDigest.size;
   }
-}
-
-/**
- * The token of an `Authorization: Bearer <token>` header value, or `undefined` when the header is missing or uses
- * another scheme. The scheme is case-insensitive (RFC 9110).
- */
-export function bearerTokenOf(authorization: string | undefined): string | undefined {
-  if (authorization === undefined) return undefined;
-  const match = /^Bearer +(\S+) *$/i.exec(authorization);
-  const token = match?.[1];
-  return token !== undefined && B64TOKEN.test(token) ? token : undefined;
 }
 
 function digestOf(token: string): string {

@@ -10,11 +10,11 @@ export interface Caller {
   readonly requestId: string;
 }
 
-/** The authenticated {@link Caller}; use on routes guarded by `ApiTokenGuard`. */
+/** The authenticated {@link Caller}; set by `ApiTokenAuthenticator` on every business route. */
 export const AuthenticatedCaller = createParamDecorator(
   (_data: unknown, context: ExecutionContext): Caller => {
     const requestContext = requestContextOf(context.switchToHttp().getRequest<Request>());
-    if (requestContext?.tenantId === undefined) throw new Error('@AuthenticatedCaller() needs ApiTokenGuard');
+    if (requestContext?.tenantId === undefined) throw new Error('@AuthenticatedCaller() needs ApiTokenAuthenticator');
     return { tenantId: requestContext.tenantId, requestId: requestContext.requestId };
   },
 );

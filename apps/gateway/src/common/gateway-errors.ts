@@ -1,13 +1,14 @@
 import {
   IdempotencyKeyMissingError as MissingKeyError,
-  ServiceError,
   ServiceErrorCode,
   errorGuard,
 } from '@retry-safe/app-shell';
 
+// No bearer token, or one that maps to no tenant: the shell's 401, thrown by ApiTokenAuthenticator.
+export { UnauthorizedError } from '@retry-safe/app-shell';
+
 /** Stable codes of the gateway's own errors; the exception filter turns each into one problem response. */
 export const GatewayErrorCode = {
-  Unauthorized: 'unauthorized',
   ...ServiceErrorCode,
 } as const;
 /** One of {@link GatewayErrorCode}'s values. */
@@ -21,14 +22,6 @@ export const IDEMPOTENCY_KEY_MISSING_MESSAGE =
 export class IdempotencyKeyMissingError extends MissingKeyError {
   constructor() {
     super(IDEMPOTENCY_KEY_MISSING_MESSAGE);
-  }
-}
-
-/** No bearer token, or one that maps to no tenant. */
-export class UnauthorizedError extends ServiceError<typeof GatewayErrorCode.Unauthorized> {
-  readonly code = GatewayErrorCode.Unauthorized;
-  constructor(reason: string) {
-    super(reason);
   }
 }
 

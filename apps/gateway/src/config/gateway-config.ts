@@ -1,4 +1,14 @@
-import { ConfigError, envBool, envHttpUrl, envInt, envPort, parseEnv } from '@retry-safe/app-shell';
+import {
+  ConfigError,
+  envBool,
+  envHttpUrl,
+  envInt,
+  envInternalToken,
+  envPort,
+  parseEnv,
+  shellEnv,
+  type ListenConfig,
+} from '@retry-safe/app-shell';
 import { z } from 'zod';
 import { ApiTokens } from '../auth/api-tokens.js';
 
@@ -18,6 +28,9 @@ export type KeyMode = (typeof KeyMode)[keyof typeof KeyMode];
 /** The environment the gateway reads, once, at start-up. */
 const EnvSchema = z.object({
   GATEWAY_PORT: envPort().default(3000),
+  // The public edge: every interface by default, unlike the internal services.
+  ...shellEnv('0.0.0.0'),
+  INTERNAL_TOKEN: envInternalToken(),
   ORDERS_URL: envHttpUrl().default('http://127.0.0.1:3001'),
   API_TOKENS: z
     .string({ error: 'is required: token=tenantUuid,token=tenantUuid (see the README for the demo tenants)' })
@@ -40,9 +53,11 @@ const EnvSchema = z.object({
 });
 
 /** Validated settings of the gateway. */
-export interface GatewayConfig {
-  /** `GATEWAY_PORT` (default 3000). */
+export interface GatewayConfig extends ListenConfig {
+  /** `GATEWAY_PORT` (default 3000); `HOST` (default `0.0.0.0`: the public edge); `DRAIN_TIMEOUT_MS`. */
   readonly port: number;
+  /** `INTERNAL_TOKEN` (required): the credential sent to orders. */
+  readonly internalToken: string;
   /** `ORDERS_URL` (default `http://127.0.0.1:3001`). */
   readonly ordersUrl: string;
   /** `API_TOKENS` (required): bearer tokens and their tenants. */
@@ -66,7 +81,7 @@ export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 export { ConfigError };
 
 // Never echo these back in an error message.
-const SECRET_VARIABLES = new Set(['API_TOKENS']);
+const SECRET_VARIABLES = new Set(['API_TOKENS', 'INTERNAL_TOKEN']);
 
 /**
  * Validates the environment. Called once by `main.ts` (tests pass their own record).
@@ -76,6 +91,9 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   const e = parseEnv(EnvSchema, env, { service: 'gateway', secrets: SECRET_VARIABLES });
   return {
     port: e.GATEWAY_PORT,
+    host: e.HOST,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    internalToken: e.INTERNAL_TOKEN,
     ordersUrl: e.ORDERS_URL,
     apiTokens: e.API_TOKENS,
     keyMode: e.GATEWAY_KEY_MODE,

@@ -1,7 +1,6 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
-import { ApiTokenGuard } from '../auth/api-token.guard.js';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
 import { OrdersClient } from '../orders/orders.client.js';
 import { InvoiceRequestSchema, OrderIdSchema, type InvoiceRequest } from '@retry-safe/contracts';
@@ -11,7 +10,7 @@ import { InvoiceRequestSchema, OrderIdSchema, type InvoiceRequest } from '@retry
  * deliveries (that is how a producer retry looks); the invoice worker sends one email per order and version.
  */
 @Controller('v1/orders')
-@UseGuards(ApiTokenGuard, JsonContentTypeGuard)
+@UseGuards(JsonContentTypeGuard)
 export class InvoicesController {
   constructor(private readonly orders: OrdersClient) {}
 

@@ -9,7 +9,7 @@ import {
   type ServiceClient,
   type ServiceResponse,
 } from '@retry-safe/http-client';
-import { HttpMetrics, RuntimeSettings } from '@retry-safe/app-shell';
+import { HttpMetrics, RuntimeSettings, internalAuthorization } from '@retry-safe/app-shell';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import { formatIdempotencyKey } from '@retry-safe/idempotency';
 import type { Caller } from '../auth/caller.decorator.js';
@@ -54,6 +54,8 @@ export class OrdersClient {
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
       attemptDeadlineMarginMs: HOP_DEADLINE_MARGIN_MS,
       defaultBudgetMs: config.deadlineMs,
+      // Orders trusts the tenant header only from a caller with the internal credential.
+      headers: internalAuthorization(config.internalToken),
       onAttempt: () => metrics.upstreamAttempts.inc({ upstream: 'orders' }),
     };
     this.client = createServiceClient({

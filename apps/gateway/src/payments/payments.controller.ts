@@ -2,19 +2,18 @@ import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
 import { signalWhenCallerLeaves } from '@retry-safe/http-client';
-import { ApiTokenGuard } from '../auth/api-token.guard.js';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
 import { IdempotencyKey } from '../idempotency-key/idempotency-key.decorator.js';
 import { OrdersClient } from '../orders/orders.client.js';
 import { OrderIdSchema, OrderPaymentSchema, type OrderPayment } from '@retry-safe/contracts';
 
 /**
- * The public payment API. Checks, in order: bearer token (401), media type (415), `Idempotency-Key` (400), path and
+ * The public payment API. Checks, in order: bearer token (401, in the shell, before the body is read), media type (415), `Idempotency-Key` (400), path and
  * body (400); then forwards to orders with the key and relays its answer unchanged: 201 with the Charge (plus
  * `Idempotent-Replayed: true` on a replay), or the problem with its status, `code` and `Retry-After`.
  */
 @Controller('v1/orders')
-@UseGuards(ApiTokenGuard, JsonContentTypeGuard)
+@UseGuards(JsonContentTypeGuard)
 export class PaymentsController {
   constructor(private readonly orders: OrdersClient) {}
 

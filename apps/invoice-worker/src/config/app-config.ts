@@ -7,6 +7,8 @@ import {
   envPort,
   envRedisNodes,
   parseEnv,
+  shellEnv,
+  type ListenConfig,
   type RedisLocation,
 } from '@retry-safe/app-shell';
 import { IDEMPOTENCY_DEFAULTS, IDEMPOTENCY_LIMITS } from '@retry-safe/idempotency';
@@ -26,6 +28,7 @@ const EnvSchema = z
     MAIL_PROVIDER_URL: url(/^https?$/).default('http://127.0.0.1:3003'),
     MAIL_PROVIDER_TIMEOUT_MS: envInt(50, 60_000).default(5_000),
     WORKER_PORT: envPort().default(3004),
+    ...shellEnv('127.0.0.1'),
     // The hash tag keeps the invoice queue and its dead-letter queue in one Cluster slot.
     BULLMQ_PREFIX: envBullmqPrefix(50).default('bull'),
     WORKER_CONCURRENCY: envInt(1, 1_000).default(1),
@@ -71,7 +74,7 @@ const EnvSchema = z
   });
 
 /** Validated settings of invoice-worker. */
-export interface AppConfig {
+export interface AppConfig extends ListenConfig {
   /** `REDIS_URL` (default `redis://127.0.0.1:6379`): BullMQ and the idempotency records share this Redis. */
   readonly redisUrl: string;
   /**
@@ -85,7 +88,10 @@ export interface AppConfig {
     /** `MAIL_PROVIDER_TIMEOUT_MS` (default 5000): one attempt's timeout. */
     readonly timeoutMs: number;
   };
-  /** `WORKER_PORT` (default 3004): the small HTTP listener for `/health`, `/metrics` and `/__faults`. */
+  /**
+   * `WORKER_PORT` (default 3004): the admin listener for `/health`, `/metrics` and `/__faults`, on `HOST`
+   * (default `127.0.0.1`); `DRAIN_TIMEOUT_MS` bounds its drain.
+   */
   readonly port: number;
   readonly worker: {
     /** `BULLMQ_PREFIX` (default `bull`): prefix of BullMQ's Redis keys; tests isolate queues with it. */
@@ -142,6 +148,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     redisClusterNodes: e.REDIS_CLUSTER_NODES,
     mailProvider: { url: e.MAIL_PROVIDER_URL, timeoutMs: e.MAIL_PROVIDER_TIMEOUT_MS },
     port: e.WORKER_PORT,
+    host: e.HOST,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
     worker: {
       prefix: e.BULLMQ_PREFIX,
       concurrency: e.WORKER_CONCURRENCY,

@@ -5,10 +5,13 @@ import {
   envBullmqPrefix,
   envHttpUrl,
   envInt,
+  envInternalToken,
   envPort,
   envRedisNodes,
   envRedisUrl,
   parseEnv,
+  shellEnv,
+  type ListenConfig,
 } from '@retry-safe/app-shell';
 import { z } from 'zod';
 
@@ -16,6 +19,8 @@ import { z } from 'zod';
 const EnvSchema = z
   .object({
     ORDERS_PORT: envPort().default(3001),
+    ...shellEnv('127.0.0.1'),
+    INTERNAL_TOKEN: envInternalToken(),
     PAYMENTS_URL: z
       .string()
       .default('http://127.0.0.1:3002')
@@ -37,9 +42,11 @@ const EnvSchema = z
   });
 
 /** Validated settings of the orders service. */
-export interface OrdersConfig {
-  /** `ORDERS_PORT` (default 3001). */
+export interface OrdersConfig extends ListenConfig {
+  /** `ORDERS_PORT` (default 3001); `HOST` (default `127.0.0.1`: internal); `DRAIN_TIMEOUT_MS`. */
   readonly port: number;
+  /** `INTERNAL_TOKEN` (required): what the gateway must send, and what orders sends to payments. */
+  readonly internalToken: string;
   /** `PAYMENTS_URL` (default `http://127.0.0.1:3002`): one URL, or several separated by commas (round robin). */
   readonly paymentsUrls: readonly string[];
   /** `REDIS_URL` (default `redis://127.0.0.1:6379`): the Redis of the invoice queue. */
@@ -67,14 +74,20 @@ export const ORDERS_CONFIG = Symbol('ORDERS_CONFIG');
 // Re-exported: callers and tests of this module catch the error where they load the config.
 export { ConfigError };
 
+// Never echo these back in an error message.
+const SECRET_VARIABLES = new Set(['INTERNAL_TOKEN']);
+
 /**
  * Validates the environment. Called once by `main.ts` (tests pass their own record).
  * @throws {@link ConfigError} listing every invalid variable with the value it got.
  */
 export function loadOrdersConfig(env: Record<string, string | undefined>): OrdersConfig {
-  const e = parseEnv(EnvSchema, env, { service: 'orders' });
+  const e = parseEnv(EnvSchema, env, { service: 'orders', secrets: SECRET_VARIABLES });
   return {
     port: e.ORDERS_PORT,
+    host: e.HOST,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    internalToken: e.INTERNAL_TOKEN,
     paymentsUrls: e.PAYMENTS_URL,
     redisUrl: e.REDIS_URL,
     redisClusterNodes: e.REDIS_CLUSTER_NODES,

@@ -5,7 +5,7 @@ import {
   type ServiceClient,
   type ServiceResponse,
 } from '@retry-safe/http-client';
-import { type ChainContext } from '@retry-safe/app-shell';
+import { internalAuthorization, type ChainContext } from '@retry-safe/app-shell';
 import type { PaymentCommand } from '@retry-safe/contracts';
 import { formatIdempotencyKey } from '@retry-safe/idempotency';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
@@ -29,6 +29,8 @@ export class PaymentsClient {
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
       attemptDeadlineMarginMs: HOP_DEADLINE_MARGIN_MS,
       defaultBudgetMs: config.requestBudgetMs,
+      // Payments takes the tenant from the command only from a caller with the internal credential.
+      headers: internalAuthorization(config.internalToken),
       onAttempt: () => metrics.upstreamAttempts.inc({ upstream: 'payments' }),
       onRetry: (retry) =>
         metrics.upstreamRetries.inc({

@@ -10,9 +10,12 @@ import {
   envBool,
   envHttpUrl,
   envInt,
+  envInternalToken,
   envPort,
   envRedisUrl,
   parseEnv,
+  shellEnv,
+  type ListenConfig,
 } from '@retry-safe/app-shell';
 import { z } from 'zod';
 
@@ -25,6 +28,8 @@ export const MAX_LEASE_MS = 3_600_000;
 /** The environment the payments service reads, once, at start-up. */
 const EnvSchema = z.object({
   PAYMENTS_PORT: envPort().default(3002),
+  ...shellEnv('127.0.0.1'),
+  INTERNAL_TOKEN: envInternalToken(),
   PROVIDER_URL: envHttpUrl().default('http://127.0.0.1:3003'),
   PROVIDER_TIMEOUT_MS: envInt(10, 120_000).default(5_000),
   PROVIDER_RETRIES: envInt(0, 10).default(0),
@@ -79,9 +84,11 @@ export interface IdempotencySettings {
 }
 
 /** Validated settings of the payments service. */
-export interface PaymentsConfig {
-  /** `PAYMENTS_PORT` (default 3002). */
+export interface PaymentsConfig extends ListenConfig {
+  /** `PAYMENTS_PORT` (default 3002); `HOST` (default `127.0.0.1`: internal); `DRAIN_TIMEOUT_MS`. */
   readonly port: number;
+  /** `INTERNAL_TOKEN` (required): what orders must send. */
+  readonly internalToken: string;
   /** `PROVIDER_URL` (default `http://127.0.0.1:3003`), `PROVIDER_TIMEOUT_MS` (5000), `PROVIDER_RETRIES` (0). */
   readonly provider: { readonly url: string; readonly timeoutMs: number; readonly retries: number };
   /** `REDIS_URL` (default `redis://127.0.0.1:6379`): the Redis of the idempotency store. */
@@ -101,14 +108,20 @@ export const PAYMENTS_CONFIG = Symbol('PAYMENTS_CONFIG');
 // Re-exported: callers and tests of this module catch the error where they load the config.
 export { ConfigError };
 
+// Never echo these back in an error message.
+const SECRET_VARIABLES = new Set(['INTERNAL_TOKEN']);
+
 /**
  * Validates the environment. Called once by `main.ts` (tests pass their own record).
  * @throws {@link ConfigError} listing every invalid variable with the value it got.
  */
 export function loadPaymentsConfig(env: Record<string, string | undefined>): PaymentsConfig {
-  const e = parseEnv(EnvSchema, env, { service: 'payments' });
+  const e = parseEnv(EnvSchema, env, { service: 'payments', secrets: SECRET_VARIABLES });
   return {
     port: e.PAYMENTS_PORT,
+    host: e.HOST,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    internalToken: e.INTERNAL_TOKEN,
     provider: { url: e.PROVIDER_URL, timeoutMs: e.PROVIDER_TIMEOUT_MS, retries: e.PROVIDER_RETRIES },
     redisUrl: e.REDIS_URL,
     idempotency: {

@@ -1,4 +1,12 @@
-import { ConfigError, envBool, envInt, envPort, parseEnv } from '@retry-safe/app-shell';
+import {
+  ConfigError,
+  envBool,
+  envInt,
+  envPort,
+  parseEnv,
+  shellEnv,
+  type ListenConfig,
+} from '@retry-safe/app-shell';
 import { z } from 'zod';
 
 /** Whether the provider deduplicates by `Idempotency-Key` (like Stripe) or charges on every call. */
@@ -9,6 +17,7 @@ export type DedupMode = (typeof DedupMode)[keyof typeof DedupMode];
 /** The environment provider-sim reads, once, at start-up. */
 const EnvSchema = z.object({
   PROVIDER_PORT: envPort().default(3003),
+  ...shellEnv('127.0.0.1'),
   PROVIDER_DEDUP: z
     .enum([DedupMode.On, DedupMode.Off], { error: "must be 'on' or 'off'" })
     .default(DedupMode.On),
@@ -17,8 +26,8 @@ const EnvSchema = z.object({
 });
 
 /** Validated settings of provider-sim. */
-export interface AppConfig {
-  /** Port of the HTTP listener (`PROVIDER_PORT`, default 3003). */
+export interface AppConfig extends ListenConfig {
+  /** `PROVIDER_PORT` (default 3003); `HOST` (default `127.0.0.1`); `DRAIN_TIMEOUT_MS`. */
   readonly port: number;
   /** `PROVIDER_DEDUP` (default `on`): `off` charges and sends on every call, as a provider without idempotency. */
   readonly dedup: DedupMode;
@@ -42,6 +51,8 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const e = parseEnv(EnvSchema, env, { service: 'provider-sim' });
   return {
     port: e.PROVIDER_PORT,
+    host: e.HOST,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
     dedup: e.PROVIDER_DEDUP,
     latencyMs: e.PROVIDER_LATENCY_MS,
     faultsEnabled: e.FAULTS_ENABLED,

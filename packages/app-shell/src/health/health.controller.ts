@@ -1,5 +1,6 @@
 import { Controller, Get, HttpStatus, Inject, Res, type INestApplicationContext } from '@nestjs/common';
 import type { Response } from 'express';
+import { ShutdownState } from './shutdown-state.js';
 
 /** One dependency readiness depends on, e.g. `redis`. */
 export interface ReadinessCheck {
@@ -12,16 +13,23 @@ export interface ReadinessCheck {
 /** DI token of the app's {@link ReadinessCheck}s (none for a service that holds no state). */
 export const READINESS_CHECKS = Symbol('READINESS_CHECKS');
 
-/** What `GET /health` answers: `status`, and `up` or `down` for each check (e.g. `redis`). */
-export type HealthReport = { status: 'ok' | 'unavailable' } & Record<string, string>;
+/**
+ * What `GET /health` answers: `status` (`draining` from SIGTERM on), and `up` or `down` for each check (e.g.
+ * `redis`).
+ */
+export type HealthReport = { status: 'ok' | 'unavailable' | 'draining' } & Record<string, string>;
 
 /**
  * Liveness and readiness. `GET /health/live`: 200 while the process answers (restart it otherwise).
- * `GET /health`: readiness, 200 when every check passes, 503 otherwise (take it out of rotation).
+ * `GET /health`: readiness, 200 when every check passes, 503 otherwise (take it out of rotation), and 503
+ * `draining` from the shutdown signal on, while in-flight requests finish (liveness stays 200 meanwhile).
  */
 @Controller('health')
 export class HealthController {
-  constructor(@Inject(READINESS_CHECKS) private readonly checks: readonly ReadinessCheck[]) {}
+  constructor(
+    @Inject(READINESS_CHECKS) private readonly checks: readonly ReadinessCheck[],
+    private readonly shutdown: ShutdownState,
+  ) {}
 
   @Get('live')
   live(): { status: 'ok' } {
@@ -33,9 +41,10 @@ export class HealthController {
     const results = await Promise.all(
       this.checks.map(async ({ name, check }) => [name, await check()] as const),
     );
-    const ready = results.every(([, up]) => up);
+    const draining = this.shutdown.draining;
+    const ready = !draining && results.every(([, up]) => up);
     if (!ready) res.status(HttpStatus.SERVICE_UNAVAILABLE);
-    const report: HealthReport = { status: ready ? 'ok' : 'unavailable' };
+    const report: HealthReport = { status: draining ? 'draining' : ready ? 'ok' : 'unavailable' };
     for (const [name, up] of results) report[name] = up ? 'up' : 'down';
     return report;
   }

@@ -13,7 +13,13 @@ import type { Cluster, Redis } from 'ioredis';
 import { RequestJournal, RequestJournalController, SCENARIO_JOURNAL } from '../admin/request-journal.js';
 import { RuntimeSettings } from '../admin/runtime-settings.js';
 import { RuntimeSettingsController } from '../admin/runtime-settings.controller.js';
+import {
+  CALLER_AUTHENTICATOR,
+  CallerAuthenticationMiddleware,
+  type CallerAuthenticator,
+} from '../auth/caller-authentication.js';
 import { HealthController, READINESS_CHECKS, type ReadinessCheck } from '../health/health.controller.js';
+import { ShutdownState } from '../health/shutdown-state.js';
 import { JSON_BODY_OPTIONS, JsonBodyMiddleware } from '../json-body.js';
 import { MetricsModule } from '../metrics.js';
 import { ProblemExceptionFilter } from '../problem-exception.filter.js';
@@ -29,10 +35,12 @@ export const SHELL_PATHS = ['/health', '/health/live', '/metrics', '/__config', 
  * What every app here is made of besides its features. `AppModule.forRoot(config)` imports
  * `AppShellModule.forRoot({...})` next to its feature modules, and gets:
  * - its config under its token, the problem+json filter with its code map, the strict validation pipe;
- * - request context (ids, deadlines, one JSON access-log line per request), then the JSON body parser;
+ * - request context (ids, deadlines, one JSON access-log line per request), caller authentication (`authenticate`),
+ *   then the JSON body parser;
  * - metrics (`GET /metrics`), liveness (`GET /health/live`) and readiness (`GET /health`, on Redis if it has one);
  * - with `FAULTS_ENABLED=true` only: `/__faults`, `/__config` (its settings schema) and `/__requests`;
- * - the shutdown order: features stop in `onModuleDestroy`, Redis closes in `onApplicationShutdown`, after them.
+ * - the shutdown order ({@link bootstrap}): readiness 503 and the HTTP drain, then features and queues stop in
+ *   `onModuleDestroy`, Redis closes in `beforeApplicationShutdown`, databases in `onApplicationShutdown`.
  *
  * Fault injection is imported here, below the shell, so its middleware runs before the request context's (Nest
  * applies the deepest module's middleware first), as it did when each app wired both by hand. Not a
@@ -61,10 +69,12 @@ export class AppShellModule implements NestModule {
         : [{ provide: scenarioJournal.constructor, useValue: scenarioJournal }]),
       ...settings.map((value) => ({ provide: RuntimeSettings, useValue: value })),
       readinessProvider(options.redis !== undefined),
+      ShutdownState,
     ];
     const providers: Provider[] = [
       { provide: APP_FILTER, useFactory: () => new ProblemExceptionFilter(options.problems) },
       { provide: APP_PIPE, useFactory: createValidationPipe },
+      { provide: CALLER_AUTHENTICATOR, useValue: options.authenticate ?? ANYONE },
       ...exported,
     ];
     const controllers = [
@@ -88,9 +98,14 @@ export class AppShellModule implements NestModule {
   configure(consumer: MiddlewareConsumer): void {
     // Nest's own body parser is off (see SHELL_APP_OPTIONS): parsing runs here, after the request has an id, so
     // rejected bodies are logged and counted too.
-    consumer.apply(RequestContextMiddleware, JsonBodyMiddleware).forRoutes('{*path}');
+    // Authentication comes before parsing: an unauthenticated caller gets 401 whatever its body (`{bad`, 40 kB).
+    consumer
+      .apply(RequestContextMiddleware, CallerAuthenticationMiddleware, JsonBodyMiddleware)
+      .forRoutes('{*path}');
   }
 }
+
+const ANYONE: CallerAuthenticator = { authenticate: () => undefined };
 
 function readinessProvider(withRedis: boolean): Provider {
   if (!withRedis) return { provide: READINESS_CHECKS, useValue: [] };

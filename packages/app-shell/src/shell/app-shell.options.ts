@@ -1,5 +1,6 @@
 import type { InjectionToken, Type } from '@nestjs/common';
 import type { Journal } from '../admin/request-journal.js';
+import type { CallerAuthenticator } from '../auth/caller-authentication.js';
 import type { RuntimeSettingsDefinition } from '../admin/runtime-settings.js';
 import type { HttpMetrics } from '../metrics.js';
 import type { ProblemExceptionFilterOptions } from '../problem-exception.filter.js';
@@ -26,6 +27,11 @@ export interface AppShellOptions<C, S extends object = never> {
   readonly problems: ProblemExceptionFilterOptions;
   /** Request ids, deadlines and the access log. */
   readonly requestContext: RequestContextOptions;
+  /**
+   * Who may call the app, checked before the body is parsed (probes, metrics and scenario routes excepted): the
+   * gateway's bearer tokens, an internal service's `INTERNAL_TOKEN`. @default anyone (provider-sim, the worker)
+   */
+  readonly authenticate?: CallerAuthenticator;
   /** `BODY_LIMIT_BYTES`: larger JSON bodies get 413. @default {@link DEFAULT_BODY_LIMIT_BYTES} */
   readonly bodyLimitBytes?: number;
   /** The app's metrics class (a subclass of {@link HttpMetrics}). @default HttpMetrics */

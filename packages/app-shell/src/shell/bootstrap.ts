@@ -1,18 +1,23 @@
-import { ConsoleLogger, type DynamicModule } from '@nestjs/common';
+import { ConsoleLogger, type DynamicModule, type INestApplication, type LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'node:http';
-import { ConfigError } from '../env.js';
+import { ConfigError, type ListenConfig } from '../env.js';
+import { ShutdownState } from '../health/shutdown-state.js';
+import { drainServer } from './drain.js';
 
 /**
  * How every app is created, by `main.ts` and by in-process tests alike: Nest's body parser off (the shell parses
- * JSON after the request context, see `AppShellModule`), and open connections closed on shutdown so a keep-alive
- * client cannot hold the process.
+ * JSON after the request context and authentication, see `AppShellModule`). Connections are not force-closed on
+ * shutdown: {@link shutdown} drains them, so a running request is finished, not cut.
  */
-export const SHELL_APP_OPTIONS = { bodyParser: false, forceCloseConnections: true } as const;
+export const SHELL_APP_OPTIONS = { bodyParser: false } as const;
+
+/** The signals that start the drain: SIGTERM (orchestrators, `docker stop`), SIGINT (Ctrl-C). */
+const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 
 /** What `main.ts` hands {@link bootstrap}. @typeParam C - the app's validated config. */
-export interface BootstrapOptions<C extends { readonly port: number }> {
+export interface BootstrapOptions<C extends ListenConfig> {
   /** Reads and validates the environment, once (`() => loadGatewayConfig(process.env)`). */
   readonly loadConfig: () => C;
   /** The root module for that config (`AppModule.forRoot`). */
@@ -28,11 +33,11 @@ export interface BootstrapOptions<C extends { readonly port: number }> {
 }
 
 /**
- * Starts an app: validates its environment, builds it with JSON logs, enables the shutdown hooks (SIGTERM stops the
- * features, then closes Redis) and listens on `config.port`. A bad environment prints its message and exits 1;
- * any other start-up failure prints its stack.
+ * Starts an app: validates its environment, builds it with JSON logs, listens on `config.host:config.port`, and on
+ * SIGTERM or SIGINT shuts it down once, in order ({@link shutdown}). A bad environment prints its message and
+ * exits 1; any other start-up failure prints its stack.
  */
-export function bootstrap<C extends { readonly port: number }>(options: BootstrapOptions<C>): void {
+export function bootstrap<C extends ListenConfig>(options: BootstrapOptions<C>): void {
   start(options).catch((error: unknown) => {
     // A bad environment is the operator's to fix: its message says what; anything else deserves its stack.
     console.error(error instanceof ConfigError ? error.message : error);
@@ -40,7 +45,7 @@ export function bootstrap<C extends { readonly port: number }>(options: Bootstra
   });
 }
 
-async function start<C extends { readonly port: number }>(options: BootstrapOptions<C>): Promise<void> {
+async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Promise<void> {
   const logger = new ConsoleLogger({ json: true, colors: false });
   const config = options.loadConfig();
   const app = await NestFactory.create<NestExpressApplication>(options.module(config), {
@@ -49,7 +54,39 @@ async function start<C extends { readonly port: number }>(options: BootstrapOpti
   });
   if (options.securityHeaders === true) app.useSecurityHeaders();
   options.configureServer?.(app.getHttpServer());
-  app.enableShutdownHooks();
-  await app.listen(config.port);
-  logger.log({ msg: options.listening, port: config.port, ...options.describe?.(config) });
+  let stopping: Promise<void> | undefined;
+  for (const signal of SHUTDOWN_SIGNALS) {
+    process.on(signal, () => {
+      // A second signal while draining changes nothing: the drain is already bounded by its timeout.
+      stopping ??= shutdown(app, config.drainTimeoutMs, logger, signal).then(
+        () => process.exit(0),
+        (error: unknown) => {
+          logger.error({ msg: 'shutdown failed', error: String(error) });
+          process.exit(1);
+        },
+      );
+    });
+  }
+  await app.listen(config.port, config.host);
+  logger.log({ msg: options.listening, host: config.host, port: config.port, ...options.describe?.(config) });
+}
+
+/**
+ * The shutdown order of every app: readiness turns 503 (`draining`), the server stops accepting and its in-flight
+ * requests finish (at most `drainTimeoutMs`, then their connections are cut), and only then the app closes: queues
+ * and features (`onModuleDestroy`), Redis (`beforeApplicationShutdown`), databases (`onApplicationShutdown`). A
+ * request that was running when the signal came is answered with everything it needs still open.
+ */
+export async function shutdown(
+  app: INestApplication,
+  drainTimeoutMs: number,
+  logger: LoggerService,
+  signal = 'SIGTERM',
+): Promise<void> {
+  app.get(ShutdownState).startDraining();
+  logger.log({ msg: 'draining', signal, drainTimeoutMs });
+  const { timedOut } = await drainServer(app.getHttpServer() as Server, drainTimeoutMs);
+  if (timedOut) logger.warn({ msg: 'drain timed out: connections cut', drainTimeoutMs });
+  await app.close();
+  logger.log({ msg: 'stopped' });
 }

@@ -7,6 +7,8 @@ export const RequestProblemCode = {
   IdempotencyKeyInvalid: 'idempotency_key_invalid',
   ValidationFailed: 'validation_failed',
   UnsupportedMediaType: 'unsupported_media_type',
+  // No credential, or a wrong one: the gateway's bearer tokens, the internal services' `INTERNAL_TOKEN`.
+  Unauthorized: 'unauthorized',
   PayloadTooLarge: 'payload_too_large',
   NotFound: 'not_found',
   InternalError: 'internal_error',

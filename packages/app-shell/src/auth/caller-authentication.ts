@@ -1,0 +1,90 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import type { NextFunction, Request, Response } from 'express';
+import { UnauthorizedError } from '../errors.js';
+import { requestContextOf, type RequestContext } from '../request-context.js';
+
+/**
+ * Who may call an app: runs on every request before its body is parsed (so an unauthenticated caller gets 401
+ * whatever it sent, and nothing is read or done). The gateway's checks bearer tokens and records the tenant; an
+ * internal service's checks `INTERNAL_TOKEN` ({@link InternalTokenAuthenticator}).
+ */
+export interface CallerAuthenticator {
+  /**
+   * Accepts the request (and may record who called, e.g. `context.tenantId`) or refuses it.
+   * @throws {@link UnauthorizedError} when the caller is not authenticated.
+   */
+  authenticate(req: Request, context: RequestContext): void;
+}
+
+/** DI token of the app's {@link CallerAuthenticator}. */
+export const CALLER_AUTHENTICATOR = Symbol('CALLER_AUTHENTICATOR');
+
+// Probes, metrics and the scenario routes (mounted only with FAULTS_ENABLED) need no caller credential.
+const OPEN_PATHS = /^\/(?:health(?:\/.*)?|metrics|__faults(?:\/.*)?|__config|__requests)$/;
+
+/** True for the paths {@link CallerAuthenticationMiddleware} lets through without a credential. */
+export function isOpenPath(path: string): boolean {
+  return OPEN_PATHS.test(path);
+}
+
+/**
+ * Runs the app's {@link CallerAuthenticator} after the request context (a refused request is logged and counted)
+ * and before the JSON body parser. A refusal is thrown, so the shell's exception filter answers the 401 problem.
+ */
+@Injectable()
+export class CallerAuthenticationMiddleware implements NestMiddleware {
+  constructor(@Inject(CALLER_AUTHENTICATOR) private readonly authenticator: CallerAuthenticator) {}
+
+  use(req: Request, _res: Response, next: NextFunction): void {
+    const path = req.originalUrl.split('?', 1)[0] ?? '';
+    if (!isOpenPath(path)) {
+      const context = requestContextOf(req);
+      if (context === undefined) throw new Error('RequestContextMiddleware did not run');
+      this.authenticator.authenticate(req, context);
+    }
+    next();
+  }
+}
+
+/**
+ * The token of an `Authorization: Bearer <token>` header value, or `undefined` when the header is missing or uses
+ * another scheme. The scheme is case-insensitive (RFC 9110); the token is an RFC 6750 b64token.
+ */
+export function bearerTokenOf(authorization: string | undefined): string | undefined {
+  if (authorization === undefined) return undefined;
+  const match = /^Bearer +([A-Za-z0-9\-._~+/]+=*) *$/i.exec(authorization);
+  return match?.[1];
+}
+
+/** SHA-256 of a secret: equal-length digests for {@link timingSafeEqual}, whatever the lengths of the secrets. */
+export function secretDigest(secret: string): Buffer {
+  return createHash('sha256').update(secret).digest();
+}
+
+/**
+ * Internal services (orders, payments) accept business calls only from the chain's own callers: the gateway and
+ * orders send `Authorization: Bearer <INTERNAL_TOKEN>`. The comparison is constant-time over SHA-256 digests, so
+ * neither a token's length nor a shared prefix shows in the timing. The tenant a caller sends is trusted only
+ * because the caller is.
+ */
+export class InternalTokenAuthenticator implements CallerAuthenticator {
+  private readonly expected: Buffer;
+
+  constructor(token: string) {
+    this.expected = secretDigest(token);
+  }
+
+  authenticate(req: Request): void {
+    const token = bearerTokenOf(req.headers.authorization);
+    if (token === undefined)
+      throw new UnauthorizedError('An internal credential is required: Authorization: Bearer <INTERNAL_TOKEN>');
+    if (!timingSafeEqual(secretDigest(token), this.expected))
+      throw new UnauthorizedError('The internal credential is not valid');
+  }
+}
+
+/** The header a hop sends to an internal service ({@link InternalTokenAuthenticator}). */
+export function internalAuthorization(token: string): { authorization: string } {
+  return { authorization: `Bearer ${token}` };
+}
