@@ -24,3 +24,4 @@ export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } 
 export { startTcpProxy, type ProxyConnection, type TcpProxy, type TcpProxyTarget } from './tcp-proxy.js';
 export { captureProblem, type SentProblem } from './capture-problem.js';
 export { startRedisReplication, type RedisReplicationHandle } from './redis-replication.js';
+export { TEST_INTERNAL_AUTHORIZATION, TEST_INTERNAL_TOKEN } from './credentials.js';

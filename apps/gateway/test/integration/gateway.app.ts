@@ -2,6 +2,7 @@ import { Logger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
 import type { ServiceResponse } from '@retry-safe/http-client';
+import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import { AppModule } from '../../src/app.module.js';
 import type { Caller } from '../../src/auth/caller.decorator.js';
 import { loadGatewayConfig } from '../../src/config/gateway-config.js';
@@ -53,7 +54,11 @@ export async function createGatewayApp(
   env: Record<string, string> = {},
 ): Promise<INestApplication> {
   Logger.overrideLogger(false);
-  const config = loadGatewayConfig({ API_TOKENS: `${TOKEN}=${TENANT}`, ...env });
+  const config = loadGatewayConfig({
+    API_TOKENS: `${TOKEN}=${TENANT}`,
+    INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
+    ...env,
+  });
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
     .overrideProvider(OrdersClient)
     .useValue(orders)

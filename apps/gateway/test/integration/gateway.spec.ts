@@ -141,6 +141,27 @@ describe('gateway in-process, orders replaced', () => {
     ]);
   });
 
+  it.each([
+    ['no token, a malformed body', undefined, '{bad'],
+    ['no token, a 40 kB body (over the 16 kB limit)', undefined, JSON.stringify({ pad: 'x'.repeat(40_000) })],
+    ['an unknown token, a malformed body', 'Bearer not-a-known-token-0000', '{bad'],
+  ])(
+    'authenticates before reading the body: %s gets 401, and nothing reaches orders',
+    async (_label, auth, body) => {
+      const req = request(app.getHttpServer())
+        .post(PAYMENT)
+        .set('Idempotency-Key', 'k-unauthenticated')
+        .set('Content-Type', 'application/json');
+      const res = await (auth === undefined ? req : req.set('Authorization', auth)).send(body);
+      expect([res.status, res.headers['content-type'], res.body.code]).toEqual([
+        401,
+        'application/problem+json; charset=utf-8',
+        'unauthorized',
+      ]);
+      expect(orders.calls).toEqual([]);
+    },
+  );
+
   it('answers liveness and readiness, and has no scenario routes without FAULTS_ENABLED', async () => {
     const server = app.getHttpServer();
     expect((await request(server).get('/health/live')).body).toEqual({ status: 'ok' });

@@ -2,10 +2,11 @@ import { describe, expect, it } from '@jest/globals';
 import { ConfigError, KeyMode, loadGatewayConfig } from '../../src/config/gateway-config.js';
 
 const TOKENS = 'demo-token-tenant-a=a0000000-0000-4000-8000-00000000000a';
+const INTERNAL_TOKEN = 'test-internal-token-0123456789abcdef';
 
 describe('loadGatewayConfig', () => {
   it('applies the defaults', () => {
-    const config = loadGatewayConfig({ API_TOKENS: TOKENS });
+    const config = loadGatewayConfig({ API_TOKENS: TOKENS, INTERNAL_TOKEN });
     expect(config).toMatchObject({
       port: 3000,
       ordersUrl: 'http://127.0.0.1:3001',
@@ -21,6 +22,7 @@ describe('loadGatewayConfig', () => {
   it('reads every variable', () => {
     const config = loadGatewayConfig({
       API_TOKENS: TOKENS,
+      INTERNAL_TOKEN,
       GATEWAY_PORT: '4000',
       ORDERS_URL: 'http://orders:3001/',
       GATEWAY_KEY_MODE: 'regenerate',
@@ -45,6 +47,7 @@ describe('loadGatewayConfig', () => {
     const load = () =>
       loadGatewayConfig({
         API_TOKENS: TOKENS,
+        INTERNAL_TOKEN,
         GATEWAY_PORT: '70000',
         GATEWAY_KEY_MODE: 'sometimes',
         ORDERS_URL: 'ftp://orders',
@@ -67,5 +70,38 @@ describe('loadGatewayConfig', () => {
     }
     expect(message).toMatch(/API_TOKENS: entry 1/);
     expect(message).not.toContain('secret-but-short');
+  });
+
+  it('listens on every interface by default (the public edge) and drains 10 s; HOST and DRAIN_TIMEOUT_MS set both', () => {
+    expect(loadGatewayConfig({ API_TOKENS: TOKENS, INTERNAL_TOKEN })).toMatchObject({
+      host: '0.0.0.0',
+      drainTimeoutMs: 10_000,
+      internalToken: INTERNAL_TOKEN,
+    });
+    const config = loadGatewayConfig({
+      API_TOKENS: TOKENS,
+      INTERNAL_TOKEN,
+      HOST: '127.0.0.1',
+      DRAIN_TIMEOUT_MS: '2500',
+    });
+    expect(config).toMatchObject({ host: '127.0.0.1', drainTimeoutMs: 2500 });
+    const bad = () =>
+      loadGatewayConfig({ API_TOKENS: TOKENS, INTERNAL_TOKEN, HOST: 'everywhere', DRAIN_TIMEOUT_MS: '-1' });
+    expect(bad).toThrow(/HOST="everywhere": must be an IP address/);
+    expect(bad).toThrow(/DRAIN_TIMEOUT_MS="-1": must be between 0 and 120000/);
+  });
+
+  it('refuses to start without INTERNAL_TOKEN, says why, and never echoes a short one', () => {
+    expect(() => loadGatewayConfig({ API_TOKENS: TOKENS })).toThrow(
+      /INTERNAL_TOKEN: is required: the shared internal credential/,
+    );
+    let message = '';
+    try {
+      loadGatewayConfig({ API_TOKENS: TOKENS, INTERNAL_TOKEN: 'short-secret-value' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toMatch(/INTERNAL_TOKEN: must be at least 32 characters/);
+    expect(message).not.toContain('short-secret-value');
   });
 });

@@ -8,6 +8,8 @@ describe('loadConfig', () => {
       redisClusterNodes: [],
       mailProvider: { url: 'http://127.0.0.1:3003', timeoutMs: 5000 },
       port: 3004,
+      host: '127.0.0.1',
+      drainTimeoutMs: 10_000,
       worker: {
         prefix: 'bull',
         concurrency: 1,

@@ -3,6 +3,7 @@ import { Test } from '@nestjs/testing';
 import { SHELL_APP_OPTIONS, whenReady, type ChainContext } from '@retry-safe/app-shell';
 import type { PaymentCommand } from '@retry-safe/contracts';
 import type { ServiceResponse } from '@retry-safe/http-client';
+import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import { AppModule } from '../../src/app.module.js';
 import { loadOrdersConfig } from '../../src/config/orders-config.js';
 import { PaymentsClient } from '../../src/payments/payments.client.js';
@@ -24,7 +25,9 @@ export async function createOrdersApp(
   env: Record<string, string>,
 ): Promise<INestApplication> {
   Logger.overrideLogger(false);
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(loadOrdersConfig(env))] })
+  const moduleRef = await Test.createTestingModule({
+    imports: [AppModule.forRoot(loadOrdersConfig({ INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env }))],
+  })
     .overrideProvider(PaymentsClient)
     .useValue(payments)
     .compile();

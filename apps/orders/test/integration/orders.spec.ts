@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { INVOICES_QUEUE, InvoiceJobSchema, MAX_INVOICE_VERSION } from '@retry-safe/contracts';
-import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { TEST_INTERNAL_AUTHORIZATION, startRedis, type RedisHandle } from '@retry-safe/testing';
 import { Queue } from 'bullmq';
 import request from 'supertest';
 import { FakePayments, createOrdersApp } from './orders.app.js';
@@ -19,6 +19,7 @@ describe('orders in-process on a real Redis, payments replaced', () => {
   const post = (path: string) =>
     request(app.getHttpServer())
       .post(`/v1/orders/${ORDER}${path}`)
+      .set(TEST_INTERNAL_AUTHORIZATION)
       .set('x-tenant-id', TENANT)
       .set('x-request-id', 'req-1');
 
@@ -68,6 +69,41 @@ describe('orders in-process on a real Redis, payments replaced', () => {
     const res = await post('/payments').set(headers).send({ amount: 1, currency: 'EUR' });
     expect([res.status, res.body.code]).toEqual([400, code]);
     expect(payments.calls).toEqual([]);
+  });
+
+  it.each([
+    ['no internal credential', undefined],
+    ['a wrong internal credential', 'Bearer wrong-internal-token-0123456789abcdef'],
+    ['the internal token in another scheme', 'Basic test-internal-token-0123456789abcdef'],
+  ])('refuses a payment with %s (401, before the body is read) and calls nobody', async (_label, auth) => {
+    const req = request(app.getHttpServer())
+      .post(`/v1/orders/${ORDER}/payments`)
+      .set('x-tenant-id', TENANT)
+      .set('Idempotency-Key', 'k-untrusted')
+      .set('Content-Type', 'application/json');
+    const res = await (auth === undefined ? req : req.set('Authorization', auth)).send('{bad');
+    expect([res.status, res.headers['content-type'], res.body.code]).toEqual([
+      401,
+      'application/problem+json; charset=utf-8',
+      'unauthorized',
+    ]);
+    expect(payments.calls).toEqual([]);
+  });
+
+  it('refuses an invoice request without the internal credential, and publishes nothing', async () => {
+    const before = await queue.count();
+    const res = await request(app.getHttpServer())
+      .post(`/v1/orders/${ORDER}/invoices`)
+      .set('x-tenant-id', TENANT)
+      .send({ version: 2, email: 'ada@example.com' });
+    expect([res.status, res.body.code]).toEqual([401, 'unauthorized']);
+    expect(await queue.count()).toBe(before);
+  });
+
+  it('answers its probes without a credential', async () => {
+    const server = app.getHttpServer();
+    expect((await request(server).get('/health/live')).status).toBe(200);
+    expect((await request(server).get('/health')).status).toBe(200);
   });
 
   it('publishes one invoice job in the contract shape, with the delivery id it answers', async () => {

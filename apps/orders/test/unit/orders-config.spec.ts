@@ -1,9 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadOrdersConfig } from '../../src/config/orders-config.js';
 
+// What every environment must hold (the test value of the internal credential).
+const REQUIRED = { INTERNAL_TOKEN: 'test-internal-token-0123456789abcdef' };
+
 describe('loadOrdersConfig', () => {
   it('applies the defaults', () => {
-    expect(loadOrdersConfig({})).toEqual({
+    expect(loadOrdersConfig({ ...REQUIRED })).toEqual({
       port: 3001,
       paymentsUrls: ['http://127.0.0.1:3002'],
       redisUrl: 'redis://127.0.0.1:6379',
@@ -13,17 +16,24 @@ describe('loadOrdersConfig', () => {
       requestBudgetMs: 10_000,
       bodyLimitBytes: 16_384,
       faultsEnabled: false,
+      host: '127.0.0.1',
+      drainTimeoutMs: 10_000,
+      internalToken: REQUIRED.INTERNAL_TOKEN,
     });
   });
 
   it('reads a comma-separated list of payments replicas (round robin)', () => {
-    const config = loadOrdersConfig({ PAYMENTS_URL: 'http://127.0.0.1:4001/, http://127.0.0.1:4002' });
+    const config = loadOrdersConfig({
+      ...REQUIRED,
+      PAYMENTS_URL: 'http://127.0.0.1:4001/, http://127.0.0.1:4002',
+    });
     expect(config.paymentsUrls).toEqual(['http://127.0.0.1:4001', 'http://127.0.0.1:4002']);
   });
 
   it('names every invalid variable with its value', () => {
     const load = () =>
       loadOrdersConfig({
+        ...REQUIRED,
         ORDERS_PORT: 'abc',
         PAYMENTS_URL: 'http://ok:1,not a url',
         REDIS_URL: 'http://127.0.0.1:6379',

@@ -1,6 +1,7 @@
 import { Logger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { SHELL_APP_OPTIONS, whenReady } from '@retry-safe/app-shell';
+import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import { AppModule } from '../../src/app.module.js';
 import { PaymentRejectedError } from '../../src/common/payments-errors.js';
 import { loadPaymentsConfig } from '../../src/config/payments-config.js';
@@ -34,7 +35,9 @@ export async function createPaymentsApp(
   env: Record<string, string>,
 ): Promise<INestApplication> {
   Logger.overrideLogger(false);
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(loadPaymentsConfig(env))] })
+  const moduleRef = await Test.createTestingModule({
+    imports: [AppModule.forRoot(loadPaymentsConfig({ INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env }))],
+  })
     .overrideProvider(ProviderClient)
     .useValue(provider)
     .compile();

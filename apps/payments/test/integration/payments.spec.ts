@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { TEST_INTERNAL_AUTHORIZATION, startRedis, type RedisHandle } from '@retry-safe/testing';
 import request from 'supertest';
 import { FakeProvider, createPaymentsApp } from './payments.app.js';
 
@@ -18,6 +18,7 @@ describe('payments in-process on a real Redis, provider replaced', () => {
   const charge = (key: string, body: Record<string, unknown> = {}) =>
     request(app.getHttpServer())
       .post('/v1/payments')
+      .set(TEST_INTERNAL_AUTHORIZATION)
       .set('Idempotency-Key', key)
       .send({ tenantId: TENANT_A, orderId: ORDER, amount: 1999, currency: 'EUR', ...body });
 
@@ -102,6 +103,22 @@ describe('payments in-process on a real Redis, provider replaced', () => {
     const res = await charge(key, code === 'validation_failed' ? { currency: 'XXX' } : {});
     expect([res.status, res.body.code]).toEqual([400, code]);
     expect(provider.charges).toEqual([]);
+  });
+
+  it.each([
+    ['no internal credential', undefined],
+    ['a wrong internal credential', 'Bearer wrong-internal-token-0123456789abcdef'],
+    ['a prefix of the internal token', 'Bearer test-internal-token-0123456789abcde'],
+  ])('refuses a charge with %s (401), charges nothing and stores nothing', async (_label, auth) => {
+    const req = request(app.getHttpServer()).post('/v1/payments').set('Idempotency-Key', `k-${run}`);
+    const body = { tenantId: TENANT_B, orderId: ORDER, amount: 1999, currency: 'EUR' };
+    const res = await (auth === undefined ? req : req.set('Authorization', auth)).send(body);
+    expect([res.status, res.body.code]).toEqual([401, 'unauthorized']);
+    expect(provider.charges).toEqual([]);
+    // The same key with the credential is a first call: the refused one left no record behind.
+    const trusted = await charge(`k-${run}`);
+    expect([trusted.status, trusted.headers['idempotent-replayed']]).toEqual([201, undefined]);
+    expect(provider.charges).toHaveLength(1);
   });
 
   it('is ready while its Redis answers', async () => {

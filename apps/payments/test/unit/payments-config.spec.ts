@@ -1,9 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadPaymentsConfig } from '../../src/config/payments-config.js';
 
+// What every environment must hold (the test value of the internal credential).
+const REQUIRED = { INTERNAL_TOKEN: 'test-internal-token-0123456789abcdef' };
+
 describe('loadPaymentsConfig', () => {
   it('applies the defaults: the coordinator on, raise mode, fail-closed, 1 hour TTL, 30 s renewed lease', () => {
-    expect(loadPaymentsConfig({})).toEqual({
+    expect(loadPaymentsConfig({ ...REQUIRED })).toEqual({
       port: 3002,
       provider: { url: 'http://127.0.0.1:3003', timeoutMs: 5_000, retries: 0 },
       redisUrl: 'redis://127.0.0.1:6379',
@@ -20,11 +23,15 @@ describe('loadPaymentsConfig', () => {
       requestBudgetMs: 10_000,
       bodyLimitBytes: 16_384,
       faultsEnabled: false,
+      host: '127.0.0.1',
+      drainTimeoutMs: 10_000,
+      internalToken: REQUIRED.INTERNAL_TOKEN,
     });
   });
 
   it('reads the designs scenarios compare', () => {
     const config = loadPaymentsConfig({
+      ...REQUIRED,
       IDEMPOTENCY_ENABLED: 'false',
       IDEMPOTENCY_IN_FLIGHT: 'run',
       IDEMPOTENCY_TTL_MS: '1500',
@@ -51,6 +58,7 @@ describe('loadPaymentsConfig', () => {
   it('names every invalid variable with its value', () => {
     const load = () =>
       loadPaymentsConfig({
+        ...REQUIRED,
         IDEMPOTENCY_IN_FLIGHT: 'maybe',
         IDEMPOTENCY_TTL_MS: '500',
         IDEMPOTENCY_ON_STORE_UNAVAILABLE: 'fail-sometimes',

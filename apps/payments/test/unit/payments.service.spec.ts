@@ -15,6 +15,9 @@ import { type Charge } from '../../src/payments/charge.js';
 import { PaymentsService, chargeOperation } from '../../src/payments/payments.service.js';
 import type { ProviderClient, ProviderChargeRequest } from '../../src/provider/provider.client.js';
 
+// What every environment must hold (the test value of the internal credential).
+const REQUIRED = { INTERNAL_TOKEN: 'test-internal-token-0123456789abcdef' };
+
 const command: PaymentCommand = {
   tenantId: 'a0000000-0000-4000-8000-00000000000a',
   orderId: '6c1f4b6e-8b1e-4c3a-9f55-2d3c4b5a6978',
@@ -80,7 +83,7 @@ describe('PaymentsService', () => {
   it('coordinates with the tenant operation, the TTL, a fingerprint of the parameters and the provider key', async () => {
     const { provider, calls } = fakeProvider();
     const { coordinator, requests } = fakeCoordinator();
-    const service = serviceFor(loadPaymentsConfig({}), coordinator, provider);
+    const service = serviceFor(loadPaymentsConfig({ ...REQUIRED }), coordinator, provider);
 
     const first = await service.charge(command, 'key-1', chain);
     const replay = await service.charge(command, 'key-1', chain);
@@ -115,7 +118,11 @@ describe('PaymentsService', () => {
   it('with IDEMPOTENCY_ENABLED=false charges on every call (the unprotected design)', async () => {
     const { provider, calls } = fakeProvider();
     const { coordinator, requests } = fakeCoordinator();
-    const service = serviceFor(loadPaymentsConfig({ IDEMPOTENCY_ENABLED: 'false' }), coordinator, provider);
+    const service = serviceFor(
+      loadPaymentsConfig({ ...REQUIRED, IDEMPOTENCY_ENABLED: 'false' }),
+      coordinator,
+      provider,
+    );
 
     const first = await service.charge(command, 'key-1', chain);
     const second = await service.charge(command, 'key-1', chain);

@@ -8,8 +8,15 @@ import {
   type PaymentsSettings,
 } from '../../src/config/payments-settings.js';
 
+// What every environment must hold (the test value of the internal credential).
+const REQUIRED = { INTERNAL_TOKEN: 'test-internal-token-0123456789abcdef' };
+
 describe('RuntimeSettings (PUT /__config)', () => {
-  const startUp = loadPaymentsConfig({ IDEMPOTENCY_IN_FLIGHT: 'raise', IDEMPOTENCY_LEASE_MS: '30000' });
+  const startUp = loadPaymentsConfig({
+    ...REQUIRED,
+    IDEMPOTENCY_IN_FLIGHT: 'raise',
+    IDEMPOTENCY_LEASE_MS: '30000',
+  });
   const inForce = (settings: RuntimeSettings<PaymentsSettings>) =>
     idempotencyInForce(startUp, settings.current);
 

@@ -3,7 +3,14 @@ import { loadConfig } from '../../src/config/app-config.js';
 
 describe('loadConfig', () => {
   it('has defaults for everything', () => {
-    expect(loadConfig({})).toEqual({ port: 3003, dedup: 'on', latencyMs: 0, faultsEnabled: false });
+    expect(loadConfig({})).toEqual({
+      port: 3003,
+      host: '127.0.0.1',
+      drainTimeoutMs: 10_000,
+      dedup: 'on',
+      latencyMs: 0,
+      faultsEnabled: false,
+    });
   });
 
   it('reads every variable', () => {
@@ -13,8 +20,17 @@ describe('loadConfig', () => {
         PROVIDER_DEDUP: 'off',
         PROVIDER_LATENCY_MS: '25',
         FAULTS_ENABLED: 'true',
+        HOST: '0.0.0.0',
+        DRAIN_TIMEOUT_MS: '3000',
       }),
-    ).toEqual({ port: 4000, dedup: 'off', latencyMs: 25, faultsEnabled: true });
+    ).toEqual({
+      port: 4000,
+      host: '0.0.0.0',
+      drainTimeoutMs: 3000,
+      dedup: 'off',
+      latencyMs: 25,
+      faultsEnabled: true,
+    });
   });
 
   it('names every invalid variable and the value it got', () => {

@@ -69,7 +69,7 @@ export class AppShellModule implements NestModule {
         : [{ provide: scenarioJournal.constructor, useValue: scenarioJournal }]),
       ...settings.map((value) => ({ provide: RuntimeSettings, useValue: value })),
       readinessProvider(options.redis !== undefined),
-      ShutdownState,
+      { provide: ShutdownState, useClass: ShutdownState },
     ];
     const providers: Provider[] = [
       { provide: APP_FILTER, useFactory: () => new ProblemExceptionFilter(options.problems) },
