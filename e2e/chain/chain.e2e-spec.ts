@@ -24,6 +24,7 @@ import {
   expectedTable,
   runRow,
   stackTarget,
+  DEMO_INTERNAL_TOKEN,
   DEMO_TENANTS,
   startStack,
   type Stack,
@@ -40,6 +41,7 @@ function payDirectly(stack: Stack, key: string, orderId: string, amount: number)
   return request(stack.urls.payments)
     .post('/v1/payments')
     .set('Content-Type', 'application/json')
+    .set('Authorization', `Bearer ${DEMO_INTERNAL_TOKEN}`)
     .set('Idempotency-Key', key)
     .send(JSON.stringify({ tenantId: DEMO_TENANTS.a.tenantId, orderId, amount, currency: 'EUR' }));
 }

@@ -5,7 +5,7 @@
  * prints the same measured tables. One definition, so the documented tables and the tested numbers cannot drift.
  */
 import { randomUUID } from 'node:crypto';
-import { DEMO_TENANTS } from '../demo-tenants.js';
+import { DEMO_INTERNAL_TOKEN, DEMO_TENANTS } from '../demo-tenants.js';
 import { sequenceDiagram, type TimedNote } from './diagram.js';
 import { waitFor } from '@retry-safe/testing';
 import { preciseNow, send, type ClientCall, type HttpResult } from './http.js';
@@ -243,7 +243,11 @@ function stepContext(
         `${target.urls.payments}/v1/payments`,
         {
           method: 'POST',
-          headers: { 'idempotency-key': request.key ?? `scenario-${randomUUID()}` },
+          headers: {
+            // Payments trusts the command's tenant only from a caller holding the internal credential.
+            authorization: `Bearer ${DEMO_INTERNAL_TOKEN}`,
+            'idempotency-key': request.key ?? `scenario-${randomUUID()}`,
+          },
           body: {
             tenantId: tenant.tenantId,
             orderId: request.orderId ?? randomUUID(),

@@ -38,6 +38,7 @@ export async function serviceSpecs(options: StackOptions): Promise<ServiceSpec[]
     payments: await Promise.all(Array.from({ length: replicas }, () => freePort())),
     orders: await freePort(),
     gateway: await freePort(),
+    gatewayMetrics: await freePort(),
     worker: await freePort(),
   };
   const specs: ServiceSpec[] = [
@@ -57,6 +58,8 @@ export async function serviceSpecs(options: StackOptions): Promise<ServiceSpec[]
     }),
     spec('gateway', ports.gateway, {
       GATEWAY_PORT: String(ports.gateway),
+      // The gateway serves /metrics on a listener of its own (its default port would clash between stacks).
+      METRICS_PORT: String(ports.gatewayMetrics),
       ORDERS_URL: url(ports.orders),
       API_TOKENS: DEMO_API_TOKENS,
       ...options.gateway,

@@ -12,6 +12,7 @@ import {
 } from '@retry-safe/testing';
 import { Redis } from 'ioredis';
 import type { FaultRule, FaultSnapshot } from '../engine/target.js';
+import { DEMO_INTERNAL_TOKEN } from '../demo-tenants.js';
 import { RunningStack } from './running-stack.js';
 import { ENTRIES, serviceSpecs } from './service-specs.js';
 import { StackServices } from './stack-services.js';
@@ -95,7 +96,10 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     options.redisUrl === undefined
       ? await startRedis({ ...options.redis, controllable: true })
       : externalRedis(options.redisUrl);
-  const services = new StackServices({ FAULTS_ENABLED: 'true', REDIS_URL: redis.url }, options.logs);
+  const services = new StackServices(
+    { FAULTS_ENABLED: 'true', REDIS_URL: redis.url, INTERNAL_TOKEN: DEMO_INTERNAL_TOKEN },
+    options.logs,
+  );
   try {
     await services.launchAll(await serviceSpecs(options));
     return new RunningStack(redis, services, Boolean(options.worker));
