@@ -158,7 +158,9 @@ export function parseEnv<S extends z.ZodType>(
   if (!parsed.success) {
     const lines = parsed.error.issues.map((issue) => {
       const name = String(issue.path[0] ?? '(environment)');
-      const value = options.secrets?.has(name) ? '' : `=${JSON.stringify(redactCredentials(env[name]) ?? null)}`;
+      const value = options.secrets?.has(name)
+        ? ''
+        : `=${JSON.stringify(redactCredentials(env[name]) ?? null)}`;
       return `  ${name}${value}: ${issue.message}`;
     });
     throw new ConfigError(`${options.service}: invalid environment\n${lines.join('\n')}`, {
@@ -169,9 +171,9 @@ export function parseEnv<S extends z.ZodType>(
 }
 
 /**
- * `value` with the password of any `scheme://user:password@` in it replaced by `***`, so a `REDIS_URL` with
- * credentials can be named in errors and logs.
+ * `value` with the user information of any `scheme://user:password@` in it replaced by `***` (a user alone may be
+ * a password, in old Redis URLs), so a `REDIS_URL` with credentials can be named in errors and logs.
  */
 export function redactCredentials(value: string | undefined): string | undefined {
-  return value?.replace(/([a-z][a-z0-9+.-]*:\/\/[^:/@\s]*:)[^@\s]*@/gi, '$1***@');
+  return value?.replace(/([a-z][a-z0-9+.-]*:\/\/)[^/@\s]+@/gi, '$1***@');
 }

@@ -26,7 +26,8 @@ export function createRedisClient(url: string, logger: Logger): Redis {
   let down = false;
   redis.on('error', (error: Error) => {
     // ioredis reports every failed reconnect; one line per outage is enough.
-    if (!down) logger.warn({ msg: 'redis unavailable, reconnecting', error: redactCredentials(error.message) });
+    if (!down)
+      logger.warn({ msg: 'redis unavailable, reconnecting', error: redactCredentials(error.message) });
     down = true;
   });
   redis.on('ready', () => {
@@ -108,7 +109,11 @@ export class RedisModule implements BeforeApplicationShutdown {
   // beforeApplicationShutdown runs after every onModuleDestroy, so the users of the client (the queue) closed
   // first, and before every onApplicationShutdown, where databases close: queues, then Redis, then databases.
   async beforeApplicationShutdown(): Promise<void> {
+    if (this.redis.status === 'end') return;
+    // QUIT's reply comes before the socket closes: wait for `end`, so nothing after this hook overlaps it.
+    const ended = new Promise<void>((resolve) => this.redis.once('end', () => resolve()));
     await this.redis.quit().catch(() => this.redis.disconnect());
+    await ended;
   }
 }
 

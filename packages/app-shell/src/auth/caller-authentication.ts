@@ -78,7 +78,9 @@ export class InternalTokenAuthenticator implements CallerAuthenticator {
   authenticate(req: Request): void {
     const token = bearerTokenOf(req.headers.authorization);
     if (token === undefined)
-      throw new UnauthorizedError('An internal credential is required: Authorization: Bearer <INTERNAL_TOKEN>');
+      throw new UnauthorizedError(
+        'An internal credential is required: Authorization: Bearer <INTERNAL_TOKEN>',
+      );
     if (!timingSafeEqual(secretDigest(token), this.expected))
       throw new UnauthorizedError('The internal credential is not valid');
   }

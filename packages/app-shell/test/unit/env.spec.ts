@@ -1,0 +1,38 @@
+import { describe, expect, it } from '@jest/globals';
+import { z } from 'zod';
+import { envRedisUrl, parseEnv, redactCredentials, shellEnv } from '../../src/index.js';
+
+describe('redactCredentials', () => {
+  it.each([
+    ['redis://:s3cret-pw@redis:6379', 'redis://***@redis:6379'],
+    ['rediss://default:s3cret-pw@redis:6380/0', 'rediss://***@redis:6380/0'],
+    [
+      'connect to redis://u:p@a:1 and http://v:q@b:2 failed',
+      'connect to redis://***@a:1 and http://***@b:2 failed',
+    ],
+    ['redis://redis:6379', 'redis://redis:6379'],
+    ['redis://s3cret-pw@redis:6379', 'redis://***@redis:6379'],
+  ])('%s -> %s', (value, redacted) => {
+    expect(redactCredentials(value)).toBe(redacted);
+  });
+});
+
+describe('parseEnv', () => {
+  const schema = z.object({ REDIS_URL: envRedisUrl(), ...shellEnv('127.0.0.1') });
+
+  it('names an invalid REDIS_URL without echoing its password', () => {
+    let message = '';
+    try {
+      parseEnv(schema, { REDIS_URL: 'http://:hunter2-password@redis:6379' }, { service: 'test' });
+    } catch (error) {
+      message = (error as Error).message;
+    }
+    expect(message).toContain('REDIS_URL="http://***@redis:6379": must be a redis:// or rediss:// URL');
+    expect(message).not.toContain('hunter2');
+  });
+
+  it('reads HOST and DRAIN_TIMEOUT_MS with their defaults', () => {
+    const env = parseEnv(schema, { REDIS_URL: 'redis://:pw@redis:6379' }, { service: 'test' });
+    expect([env.HOST, env.DRAIN_TIMEOUT_MS]).toEqual(['127.0.0.1', 10_000]);
+  });
+});
