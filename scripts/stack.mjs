@@ -1,13 +1,14 @@
 #!/usr/bin/env node
 // `pnpm stack`: runs provider-sim, payments, orders and the gateway (and the invoice worker when it is built) from
 // the built tree (apps/*/dist/main.js) in one terminal, every output line prefixed with its service. Ctrl-C or
-// SIGTERM stops them all (SIGTERM each, SIGKILL after 10 s). If one service exits, the others are stopped too.
+// SIGTERM stops them all (SIGTERM each: they drain; SIGKILL once DRAIN_TIMEOUT_MS plus 5 s has passed). If one service exits, the others are stopped too.
 //
 // Redis is not started here: point REDIS_URL at one (default redis://127.0.0.1:6379), e.g.
 // `docker run -p 6379:6379 redis:7-alpine` or `redis-server`. Every variable of the environment is passed to every
 // service; the ones below get defaults so the services find each other.
 /* global fetch */
 import { spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { setTimeout } from 'node:timers';
 import { URL, fileURLToPath } from 'node:url';
@@ -18,6 +19,10 @@ const env = process.env;
 // The two demo tenants (docs/configuration.md): `Authorization: Bearer demo-token-tenant-a` is tenant A.
 const DEMO_API_TOKENS =
   'demo-token-tenant-a=a0000000-0000-4000-8000-00000000000a,demo-token-tenant-b=b0000000-0000-4000-8000-00000000000b';
+
+// Orders and payments accept only callers holding it; a fresh one per run unless INTERNAL_TOKEN is set.
+const internalToken = env.INTERNAL_TOKEN ?? randomBytes(24).toString('hex');
+const drainTimeoutMs = Number(env.DRAIN_TIMEOUT_MS ?? 10_000);
 
 const ports = {
   gateway: env.GATEWAY_PORT ?? '3000',
@@ -40,6 +45,7 @@ const shared = {
   PROVIDER_URL: env.PROVIDER_URL ?? local(ports.provider),
   MAIL_PROVIDER_URL: env.MAIL_PROVIDER_URL ?? local(ports.provider),
   API_TOKENS: env.API_TOKENS ?? DEMO_API_TOKENS,
+  INTERNAL_TOKEN: internalToken,
 };
 
 const services = [
@@ -111,7 +117,7 @@ function stop(reason) {
   for (const child of children.values()) child.kill('SIGTERM');
   setTimeout(() => {
     for (const child of children.values()) child.kill('SIGKILL');
-  }, 10_000).unref();
+  }, drainTimeoutMs + 5_000).unref();
 }
 
 process.on('SIGINT', () => stop('SIGINT'));
@@ -138,7 +144,7 @@ async function announce() {
   if (stopping) return;
   if (waiting.size > 0) {
     console.log(
-      `stack: not healthy after 30 s: ${[...waiting].join(', ')} (is Redis up at ${shared.REDIS_URL}?)`,
+      `stack: not healthy after 30 s: ${[...waiting].join(', ')} (is Redis up at ${new URL(shared.REDIS_URL).host}?)`,
     );
     return;
   }
