@@ -18,6 +18,7 @@ export class AppModule {
           config,
           configToken: GATEWAY_CONFIG,
           faultsEnabled: config.faultsEnabled,
+          metricsListener: config.metricsListener,
           problems: GATEWAY_PROBLEMS,
           // The edge of the chain mints every request id; the tenant is known once the caller is authenticated.
           requestContext: {

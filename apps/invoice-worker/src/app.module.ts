@@ -23,6 +23,7 @@ export class AppModule {
           config,
           configToken: APP_CONFIG,
           faultsEnabled: config.faultsEnabled,
+          metricsListener: config.metricsListener,
           problems: { serviceName: 'The worker' },
           requestContext: { service: 'worker', requestId: 'propagate' },
           metrics: MetricsService,

@@ -19,6 +19,7 @@ export class AppModule {
           config,
           configToken: ORDERS_CONFIG,
           faultsEnabled: config.faultsEnabled,
+          metricsListener: config.metricsListener,
           problems: ORDERS_PROBLEMS,
           // A hop inside the chain: the caller's request id and deadline carry on; the gateway (authenticated) sends the tenant.
           requestContext: {

@@ -17,6 +17,7 @@ export class AppModule {
           config,
           configToken: PAYMENTS_CONFIG,
           faultsEnabled: config.faultsEnabled,
+          metricsListener: config.metricsListener,
           problems: PAYMENTS_PROBLEMS,
           // A hop inside the chain: the caller's request id and deadline carry on.
           requestContext: {

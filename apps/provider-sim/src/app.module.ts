@@ -23,6 +23,7 @@ export class AppModule {
           config,
           configToken: APP_CONFIG,
           faultsEnabled: config.faultsEnabled,
+          metricsListener: config.metricsListener,
           problems: PROVIDER_PROBLEMS,
           requestContext: { service: 'provider', requestId: 'propagate' },
           metrics: MetricsService,

@@ -106,25 +106,54 @@ export const MAX_DRAIN_TIMEOUT_MS = 120_000;
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
 /**
- * The variables the shell itself reads, spread into every app's schema: `HOST` (the interface to listen on) and
- * `DRAIN_TIMEOUT_MS` (how long SIGTERM waits for in-flight requests).
+ * The variables the shell itself reads, spread into every app's schema: `HOST` (the interface to listen on),
+ * `DRAIN_TIMEOUT_MS` (how long SIGTERM waits for in-flight requests), `METRICS_HOST` and `METRICS_PORT` (where
+ * `GET /metrics` is served when not on the app's port). Read them back with {@link shellConfigOf}.
  * @param defaultHost - `127.0.0.1` for internal services, `0.0.0.0` for the public edge.
+ * @param defaultMetricsPort - a port of its own for `/metrics` (the public edge's); unset: the app's port.
  */
-export function shellEnv(defaultHost: string) {
+export function shellEnv(defaultHost: string, defaultMetricsPort?: number) {
   return {
     HOST: envHost().default(defaultHost),
     DRAIN_TIMEOUT_MS: envInt(0, MAX_DRAIN_TIMEOUT_MS).default(DEFAULT_DRAIN_TIMEOUT_MS),
+    METRICS_HOST: envHost().default('127.0.0.1'),
+    METRICS_PORT:
+      defaultMetricsPort === undefined
+        ? envInt(0, 65_535).optional()
+        : envInt(0, 65_535).default(defaultMetricsPort),
   };
 }
 
-/** What {@link bootstrap} needs of every app's config, read by {@link shellEnv}. */
-export interface ListenConfig {
-  /** The app's port (`GATEWAY_PORT`, `ORDERS_PORT`, ...). */
-  readonly port: number;
+/** What {@link shellEnv} reads, as every app's config carries it. */
+export interface ShellConfig {
   /** `HOST`: the interface to listen on. */
   readonly host: string;
   /** `DRAIN_TIMEOUT_MS` (default 10000): how long SIGTERM waits for in-flight requests before cutting them. */
   readonly drainTimeoutMs: number;
+  /** `METRICS_HOST` (default 127.0.0.1) and `METRICS_PORT` (0: a free port): `/metrics` off the app's port. */
+  readonly metricsListener?: { readonly host: string; readonly port: number };
+}
+
+/** What {@link bootstrap} needs of every app's config. */
+export interface ListenConfig extends ShellConfig {
+  /** The app's port (`GATEWAY_PORT`, `ORDERS_PORT`, ...). */
+  readonly port: number;
+}
+
+/** The {@link ShellConfig} of an environment parsed with {@link shellEnv}'s variables. */
+export function shellConfigOf(e: {
+  readonly HOST: string;
+  readonly DRAIN_TIMEOUT_MS: number;
+  readonly METRICS_HOST: string;
+  readonly METRICS_PORT?: number | undefined;
+}): ShellConfig {
+  return {
+    host: e.HOST,
+    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    ...(e.METRICS_PORT === undefined
+      ? {}
+      : { metricsListener: { host: e.METRICS_HOST, port: e.METRICS_PORT } }),
+  };
 }
 
 /** The environment is invalid; `message` names every offending variable. */

@@ -34,8 +34,10 @@ export {
   hasHashTag,
   parseEnv,
   redactCredentials,
+  shellConfigOf,
   shellEnv,
   type ListenConfig,
+  type ShellConfig,
   type ParseEnvOptions,
 } from './env.js';
 export {
@@ -54,14 +56,9 @@ export {
   createIdempotencyKeyDecorator,
   type IdempotencyKeyDecoratorOptions,
 } from './idempotency-key.decorator.js';
-export {
-  HttpMetrics,
-  MetricsController,
-  MetricsModule,
-  type Counter,
-  type Gauge,
-  type Histogram,
-} from './metrics.js';
+export { HttpMetrics, type Counter, type Gauge, type Histogram } from './metrics.js';
+export { MetricsController, MetricsModule } from './metrics.module.js';
+export { MetricsListener, type MetricsListenerOptions } from './metrics-listener.js';
 export {
   ProblemExceptionFilter,
   describeError,

@@ -1,14 +1,4 @@
-import {
-  Controller,
-  Get,
-  Global,
-  Injectable,
-  Module,
-  Res,
-  type DynamicModule,
-  type Type,
-} from '@nestjs/common';
-import type { Response } from 'express';
+import { Injectable } from '@nestjs/common';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 // The types of the metrics a subclass declares with `counter()`/`histogram()`/`gaugeReadOnScrape()`, nameable from
@@ -106,45 +96,5 @@ export class HttpMetrics {
     if (!this.defaultsCollected) collectDefaultMetrics({ register: this.registry });
     this.defaultsCollected = true;
     return this;
-  }
-}
-
-/** `GET /metrics` in the Prometheus text format. */
-@Controller('metrics')
-export class MetricsController {
-  constructor(private readonly metrics: HttpMetrics) {}
-
-  @Get()
-  async scrape(@Res({ passthrough: true }) res: Response): Promise<string> {
-    res.setHeader('Content-Type', this.metrics.registry.contentType);
-    return this.metrics.registry.metrics();
-  }
-}
-
-/**
- * Prometheus metrics: the registry, the counters every feature increments, and `GET /metrics`. Global: the app's
- * metrics class and {@link HttpMetrics} resolve to the same instance everywhere.
- */
-@Global()
-@Module({})
-export class MetricsModule {
-  /**
-   * @param metrics - the app's metrics class (a subclass of {@link HttpMetrics} with its extra metrics).
-   * @default HttpMetrics
-   */
-  static forRoot(metrics: Type<HttpMetrics> = HttpMetrics): DynamicModule {
-    const providers =
-      metrics === HttpMetrics
-        ? [{ provide: HttpMetrics, useFactory: () => new HttpMetrics().collectDefaultMetrics() }]
-        : [
-            { provide: metrics, useFactory: () => new metrics().collectDefaultMetrics() },
-            { provide: HttpMetrics, useExisting: metrics },
-          ];
-    return {
-      module: MetricsModule,
-      controllers: [MetricsController],
-      providers,
-      exports: providers.map((provider) => provider.provide),
-    };
   }
 }

@@ -1,5 +1,10 @@
 import type { Request } from 'express';
-import { UnauthorizedError, bearerTokenOf, type CallerAuthenticator, type RequestContext } from '@retry-safe/app-shell';
+import {
+  UnauthorizedError,
+  bearerTokenOf,
+  type CallerAuthenticator,
+  type RequestContext,
+} from '@retry-safe/app-shell';
 import type { ApiTokens } from './api-tokens.js';
 
 /**

@@ -14,7 +14,8 @@ export interface Caller {
 export const AuthenticatedCaller = createParamDecorator(
   (_data: unknown, context: ExecutionContext): Caller => {
     const requestContext = requestContextOf(context.switchToHttp().getRequest<Request>());
-    if (requestContext?.tenantId === undefined) throw new Error('@AuthenticatedCaller() needs ApiTokenAuthenticator');
+    if (requestContext?.tenantId === undefined)
+      throw new Error('@AuthenticatedCaller() needs ApiTokenAuthenticator');
     return { tenantId: requestContext.tenantId, requestId: requestContext.requestId };
   },
 );

@@ -6,6 +6,7 @@ import {
   envInternalToken,
   envPort,
   parseEnv,
+  shellConfigOf,
   shellEnv,
   type ListenConfig,
 } from '@retry-safe/app-shell';
@@ -25,11 +26,14 @@ export const KeyMode = {
 /** One of {@link KeyMode}'s values. */
 export type KeyMode = (typeof KeyMode)[keyof typeof KeyMode];
 
+/** `METRICS_PORT` of the gateway by default: its own port is public, its metrics are not. */
+export const DEFAULT_GATEWAY_METRICS_PORT = 9400;
+
 /** The environment the gateway reads, once, at start-up. */
 const EnvSchema = z.object({
   GATEWAY_PORT: envPort().default(3000),
-  // The public edge: every interface by default, unlike the internal services.
-  ...shellEnv('0.0.0.0'),
+  // The public edge: every interface by default, unlike the internal services, and /metrics off that port.
+  ...shellEnv('0.0.0.0', DEFAULT_GATEWAY_METRICS_PORT),
   INTERNAL_TOKEN: envInternalToken(),
   ORDERS_URL: envHttpUrl().default('http://127.0.0.1:3001'),
   API_TOKENS: z
@@ -91,8 +95,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
   const e = parseEnv(EnvSchema, env, { service: 'gateway', secrets: SECRET_VARIABLES });
   return {
     port: e.GATEWAY_PORT,
-    host: e.HOST,
-    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    ...shellConfigOf(e),
     internalToken: e.INTERNAL_TOKEN,
     ordersUrl: e.ORDERS_URL,
     apiTokens: e.API_TOKENS,

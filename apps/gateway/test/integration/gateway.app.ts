@@ -57,6 +57,8 @@ export async function createGatewayApp(
   const config = loadGatewayConfig({
     API_TOKENS: `${TOKEN}=${TENANT}`,
     INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
+    // Its own metrics listener (the gateway's default) on a free port: tests run side by side.
+    METRICS_PORT: '0',
     ...env,
   });
   const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })

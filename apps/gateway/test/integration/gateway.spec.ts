@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
+import { MetricsListener } from '@retry-safe/app-shell';
 import request from 'supertest';
 import { FakeOrders, TENANT, TOKEN, createGatewayApp } from './gateway.app.js';
 
@@ -161,6 +162,17 @@ describe('gateway in-process, orders replaced', () => {
       expect(orders.calls).toEqual([]);
     },
   );
+
+  it('serves /metrics on its metrics listener (127.0.0.1), not on the public port', async () => {
+    await pay('k-metrics').send({ amount: 1, currency: 'EUR' });
+    expect((await request(app.getHttpServer()).get('/metrics')).status).toBe(404);
+    const port = app.get(MetricsListener).port;
+    const scrape = await fetch(`http://127.0.0.1:${port}/metrics`);
+    expect(scrape.status).toBe(200);
+    expect(await scrape.text()).toMatch(
+      /^http_requests_total\{method="POST",route="\/v1\/orders\/:orderId\/payments",status="201"\} [1-9]\d*$/m,
+    );
+  });
 
   it('answers liveness and readiness, and has no scenario routes without FAULTS_ENABLED', async () => {
     const server = app.getHttpServer();

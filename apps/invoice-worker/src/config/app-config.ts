@@ -7,6 +7,7 @@ import {
   envPort,
   envRedisNodes,
   parseEnv,
+  shellConfigOf,
   shellEnv,
   type ListenConfig,
   type RedisLocation,
@@ -148,8 +149,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
     redisClusterNodes: e.REDIS_CLUSTER_NODES,
     mailProvider: { url: e.MAIL_PROVIDER_URL, timeoutMs: e.MAIL_PROVIDER_TIMEOUT_MS },
     port: e.WORKER_PORT,
-    host: e.HOST,
-    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    ...shellConfigOf(e),
     worker: {
       prefix: e.BULLMQ_PREFIX,
       concurrency: e.WORKER_CONCURRENCY,

@@ -10,6 +10,7 @@ import {
   envRedisNodes,
   envRedisUrl,
   parseEnv,
+  shellConfigOf,
   shellEnv,
   type ListenConfig,
 } from '@retry-safe/app-shell';
@@ -85,8 +86,7 @@ export function loadOrdersConfig(env: Record<string, string | undefined>): Order
   const e = parseEnv(EnvSchema, env, { service: 'orders', secrets: SECRET_VARIABLES });
   return {
     port: e.ORDERS_PORT,
-    host: e.HOST,
-    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    ...shellConfigOf(e),
     internalToken: e.INTERNAL_TOKEN,
     paymentsUrls: e.PAYMENTS_URL,
     redisUrl: e.REDIS_URL,

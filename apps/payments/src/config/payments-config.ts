@@ -14,6 +14,7 @@ import {
   envPort,
   envRedisUrl,
   parseEnv,
+  shellConfigOf,
   shellEnv,
   type ListenConfig,
 } from '@retry-safe/app-shell';
@@ -119,8 +120,7 @@ export function loadPaymentsConfig(env: Record<string, string | undefined>): Pay
   const e = parseEnv(EnvSchema, env, { service: 'payments', secrets: SECRET_VARIABLES });
   return {
     port: e.PAYMENTS_PORT,
-    host: e.HOST,
-    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    ...shellConfigOf(e),
     internalToken: e.INTERNAL_TOKEN,
     provider: { url: e.PROVIDER_URL, timeoutMs: e.PROVIDER_TIMEOUT_MS, retries: e.PROVIDER_RETRIES },
     redisUrl: e.REDIS_URL,

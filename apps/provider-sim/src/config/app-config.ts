@@ -4,6 +4,7 @@ import {
   envInt,
   envPort,
   parseEnv,
+  shellConfigOf,
   shellEnv,
   type ListenConfig,
 } from '@retry-safe/app-shell';
@@ -51,8 +52,7 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
   const e = parseEnv(EnvSchema, env, { service: 'provider-sim' });
   return {
     port: e.PROVIDER_PORT,
-    host: e.HOST,
-    drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    ...shellConfigOf(e),
     dedup: e.PROVIDER_DEDUP,
     latencyMs: e.PROVIDER_LATENCY_MS,
     faultsEnabled: e.FAULTS_ENABLED,

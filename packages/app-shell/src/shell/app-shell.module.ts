@@ -21,7 +21,7 @@ import {
 import { HealthController, READINESS_CHECKS, type ReadinessCheck } from '../health/health.controller.js';
 import { ShutdownState } from '../health/shutdown-state.js';
 import { JSON_BODY_OPTIONS, JsonBodyMiddleware } from '../json-body.js';
-import { MetricsModule } from '../metrics.js';
+import { MetricsModule } from '../metrics.module.js';
 import { ProblemExceptionFilter } from '../problem-exception.filter.js';
 import { REDIS_CLIENT, RedisModule, pingRedis } from '../redis.js';
 import { REQUEST_CONTEXT_OPTIONS, RequestContextMiddleware } from '../request-context.js';
@@ -86,7 +86,7 @@ export class AppShellModule implements NestModule {
       module: AppShellModule,
       imports: [
         FaultInjectionModule.forRoot({ enabled: options.faultsEnabled, ignorePaths: SHELL_PATHS }),
-        MetricsModule.forRoot(options.metrics),
+        MetricsModule.forRoot(options.metrics, options.metricsListener),
         ...(options.redis === undefined ? [] : [RedisModule.forRoot(options.redis)]),
       ],
       controllers,

@@ -3,6 +3,7 @@ import type { Journal } from '../admin/request-journal.js';
 import type { CallerAuthenticator } from '../auth/caller-authentication.js';
 import type { RuntimeSettingsDefinition } from '../admin/runtime-settings.js';
 import type { HttpMetrics } from '../metrics.js';
+import type { MetricsListenerOptions } from '../metrics-listener.js';
 import type { ProblemExceptionFilterOptions } from '../problem-exception.filter.js';
 import type { RequestContextOptions } from '../request-context.js';
 import type { RedisModuleOptions } from '../redis.js';
@@ -36,6 +37,11 @@ export interface AppShellOptions<C, S extends object = never> {
   readonly bodyLimitBytes?: number;
   /** The app's metrics class (a subclass of {@link HttpMetrics}). @default HttpMetrics */
   readonly metrics?: Type<HttpMetrics>;
+  /**
+   * `METRICS_HOST`/`METRICS_PORT`: `GET /metrics` on a listener of its own instead of the app's port (the gateway's
+   * default: its port is public). @default the app's port (internal services listen on 127.0.0.1)
+   */
+  readonly metricsListener?: MetricsListenerOptions | undefined;
   /** The Redis the app needs (`REDIS_URL`): the client, and readiness depends on it. @default none */
   readonly redis?: RedisModuleOptions;
   /** What a scenario may switch with `PUT /__config`; without it the app has no `/__config`. */
