@@ -16,7 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdir, writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { loopbackUrl, positiveInt } from './support/env.js';
-import { startOwnStack, type OwnStack } from './support/payments-stack.js';
+import { INTERNAL_AUTHORIZATION, startOwnStack, type OwnStack } from './support/payments-stack.js';
 
 interface Scenario {
   readonly name: string;
@@ -183,7 +183,11 @@ async function primeReplayKeys(url: string, body: string, count: number): Promis
   for (const key of keys) {
     const response = await fetch(url, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'idempotency-key': key },
+      headers: {
+        'content-type': 'application/json',
+        authorization: INTERNAL_AUTHORIZATION,
+        'idempotency-key': key,
+      },
       body,
     });
     await response.arrayBuffer();
@@ -206,7 +210,7 @@ async function run(
       {
         method: 'POST',
         body,
-        headers: { 'content-type': 'application/json' },
+        headers: { 'content-type': 'application/json', authorization: INTERNAL_AUTHORIZATION },
         // Runs for every request sent, so each one carries the scenario's next key.
         setupRequest: (request) => ({
           ...request,

@@ -5,8 +5,15 @@ import {
   freePort,
   startPrivateRedisServer,
   startServiceProcess,
+  TEST_INTERNAL_TOKEN,
   type ServiceProcess,
 } from '@retry-safe/testing';
+
+/**
+ * What every call to payments carries: payments accepts only callers holding the internal credential, the own
+ * stack's, or `INTERNAL_TOKEN` for a `PAYMENTS_URL` of your own.
+ */
+export const INTERNAL_AUTHORIZATION = `Bearer ${process.env['INTERNAL_TOKEN'] ?? TEST_INTERNAL_TOKEN}`;
 
 /** Services this script started itself; closed at the end. */
 export interface OwnStack {
@@ -55,6 +62,7 @@ export async function startOwnStack(): Promise<OwnStack> {
             PAYMENTS_PORT: String(port),
             PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
             REDIS_URL: redis.url,
+            INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
             IDEMPOTENCY_ENABLED: String(enabled),
             IDEMPOTENCY_KEY_PREFIX: `bench-http-${enabled ? 'on' : 'off'}:`,
           },
