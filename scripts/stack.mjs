@@ -8,7 +8,6 @@
 // service; the ones below get defaults so the services find each other.
 /* global fetch */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { setTimeout } from 'node:timers';
 import { URL, fileURLToPath } from 'node:url';
@@ -20,8 +19,9 @@ const env = process.env;
 const DEMO_API_TOKENS =
   'demo-token-tenant-a=a0000000-0000-4000-8000-00000000000a,demo-token-tenant-b=b0000000-0000-4000-8000-00000000000b';
 
-// Orders and payments accept only callers holding it; a fresh one per run unless INTERNAL_TOKEN is set.
-const internalToken = env.INTERNAL_TOKEN ?? randomBytes(24).toString('hex');
+// Orders and payments accept only callers holding it. The demo's published value (docker-compose.yml and the
+// scenario runner use the same), so `pnpm scenarios` can call payments directly; set INTERNAL_TOKEN for your own.
+const internalToken = env.INTERNAL_TOKEN ?? 'demo-internal-token-replace-me-0123456789';
 const drainTimeoutMs = Number(env.DRAIN_TIMEOUT_MS ?? 10_000);
 
 const ports = {
