@@ -4,7 +4,8 @@
  * under a steady client load loses no payment and charges none twice.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { pay, newKey, sendNow, sleep } from '../support/client.js';
+import { sleep } from '@retry-safe/testing';
+import { pay, newKey, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { DEMO_TENANTS, startStack, type ServiceName, type Stack } from '@retry-safe/scenarios';
 
