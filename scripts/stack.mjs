@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `pnpm stack`: runs provider-sim, payments, orders and the gateway (and the invoice worker when it is built) from
 // the built tree (apps/*/dist/main.js) in one terminal, every output line prefixed with its service. Ctrl-C or
-// SIGTERM stops them all (SIGTERM each: they drain; SIGKILL once DRAIN_TIMEOUT_MS plus 5 s has passed). If one service exits, the others are stopped too.
+// SIGTERM stops them all (SIGTERM each: they drain; SIGKILL only once an orderly stop would be over). If one service exits, the others are stopped too.
 //
 // Redis is not started here: point REDIS_URL at one (default redis://127.0.0.1:6379), e.g.
 // `docker run -p 6379:6379 redis:7-alpine` or `redis-server`. Every variable of the environment is passed to every
@@ -22,7 +22,9 @@ const DEMO_API_TOKENS =
 // Orders and payments accept only callers holding it. The demo's published value (docker-compose.yml and the
 // scenario runner use the same), so `pnpm scenarios` can call payments directly; set INTERNAL_TOKEN for your own.
 const internalToken = env.INTERNAL_TOKEN ?? 'demo-internal-token-replace-me-0123456789';
-const drainTimeoutMs = Number(env.DRAIN_TIMEOUT_MS ?? 10_000);
+// SIGKILL only after the longest orderly stop: an HTTP drain, then (the worker) its running sends, plus a margin.
+const stopGraceMs =
+  Number(env.DRAIN_TIMEOUT_MS ?? 10_000) + Number(env.WORKER_SHUTDOWN_TIMEOUT_MS ?? 20_000) + 5_000;
 
 const ports = {
   gateway: env.GATEWAY_PORT ?? '3000',
@@ -117,7 +119,7 @@ function stop(reason) {
   for (const child of children.values()) child.kill('SIGTERM');
   setTimeout(() => {
     for (const child of children.values()) child.kill('SIGKILL');
-  }, drainTimeoutMs + 5_000).unref();
+  }, stopGraceMs).unref();
 }
 
 process.on('SIGINT', () => stop('SIGINT'));
