@@ -50,9 +50,9 @@ describe('loadOrdersConfig', () => {
 
   it('reads Redis Cluster nodes, and then wants a hash tag in the queue prefix', () => {
     const nodes = 'redis://127.0.0.1:7001,redis://127.0.0.1:7002';
-    const config = loadOrdersConfig({ REDIS_CLUSTER_NODES: nodes, BULLMQ_PREFIX: '{invoices}' });
+    const config = loadOrdersConfig({ ...REQUIRED, REDIS_CLUSTER_NODES: nodes, BULLMQ_PREFIX: '{invoices}' });
     expect([config.redisClusterNodes, config.bullmqPrefix]).toEqual([nodes.split(','), '{invoices}']);
-    expect(() => loadOrdersConfig({ REDIS_CLUSTER_NODES: nodes })).toThrow(
+    expect(() => loadOrdersConfig({ ...REQUIRED, REDIS_CLUSTER_NODES: nodes })).toThrow(
       'BULLMQ_PREFIX=null: must contain a {hash tag} (e.g. {invoices}) when REDIS_CLUSTER_NODES is set',
     );
   });
