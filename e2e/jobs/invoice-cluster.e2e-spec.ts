@@ -13,6 +13,8 @@ import {
   freePort,
   startRedisCluster,
   startServiceProcess,
+  TEST_INTERNAL_AUTHORIZATION,
+  TEST_INTERNAL_TOKEN,
   type RedisClusterHandle,
   type ServiceProcess,
 } from '@retry-safe/testing';
@@ -75,7 +77,12 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
       name: 'orders-cluster',
       entry: ORDERS_ENTRY,
       port: ordersPort,
-      env: { ...env, ORDERS_PORT: String(ordersPort), PAYMENTS_URL: 'http://127.0.0.1:1' },
+      env: {
+        ...env,
+        ORDERS_PORT: String(ordersPort),
+        PAYMENTS_URL: 'http://127.0.0.1:1',
+        INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
+      },
     });
   }, 60_000);
 
@@ -116,7 +123,11 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
     const ask = async () => {
       const res = await fetch(`${orders.url}/v1/orders/${orderId}/invoices`, {
         method: 'POST',
-        headers: { 'content-type': 'application/json', 'x-tenant-id': tenantId },
+        headers: {
+          'content-type': 'application/json',
+          ...TEST_INTERNAL_AUTHORIZATION,
+          'x-tenant-id': tenantId,
+        },
         body: JSON.stringify({ version: 1, email: 'ada@example.com' }),
       });
       expect(res.status).toBe(202);
