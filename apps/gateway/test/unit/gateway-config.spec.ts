@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, KeyMode, loadGatewayConfig } from '../../src/config/gateway-config.js';
+import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 
 const TOKENS = 'demo-token-tenant-a=a0000000-0000-4000-8000-00000000000a';
-const INTERNAL_TOKEN = 'test-internal-token-0123456789abcdef';
+const INTERNAL_TOKEN = TEST_INTERNAL_TOKEN;
 
 describe('loadGatewayConfig', () => {
   it('applies the defaults', () => {

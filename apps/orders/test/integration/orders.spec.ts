@@ -2,7 +2,12 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { INVOICES_QUEUE, InvoiceJobSchema, MAX_INVOICE_VERSION } from '@retry-safe/contracts';
-import { TEST_INTERNAL_AUTHORIZATION, startRedis, type RedisHandle } from '@retry-safe/testing';
+import {
+  TEST_INTERNAL_AUTHORIZATION,
+  TEST_INTERNAL_TOKEN,
+  startRedis,
+  type RedisHandle,
+} from '@retry-safe/testing';
 import { Queue } from 'bullmq';
 import request from 'supertest';
 import { FakePayments, createOrdersApp } from './orders.app.js';
@@ -74,7 +79,7 @@ describe('orders in-process on a real Redis, payments replaced', () => {
   it.each([
     ['no internal credential', undefined],
     ['a wrong internal credential', 'Bearer wrong-internal-token-0123456789abcdef'],
-    ['the internal token in another scheme', 'Basic test-internal-token-0123456789abcdef'],
+    ['the internal token in another scheme', `Basic ${TEST_INTERNAL_TOKEN}`],
   ])('refuses a payment with %s (401, before the body is read) and calls nobody', async (_label, auth) => {
     const req = request(app.getHttpServer())
       .post(`/v1/orders/${ORDER}/payments`)

@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError, loadPaymentsConfig } from '../../src/config/payments-config.js';
+import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 
 // What every environment must hold (the test value of the internal credential).
-const REQUIRED = { INTERNAL_TOKEN: 'test-internal-token-0123456789abcdef' };
+const REQUIRED = { INTERNAL_TOKEN: TEST_INTERNAL_TOKEN };
 
 describe('loadPaymentsConfig', () => {
   it('applies the defaults: the coordinator on, raise mode, fail-closed, 1 hour TTL, 30 s renewed lease', () => {

@@ -14,9 +14,10 @@ import { MetricsService } from '../../src/metrics/metrics.service.js';
 import { type Charge } from '../../src/payments/charge.js';
 import { PaymentsService, chargeOperation } from '../../src/payments/payments.service.js';
 import type { ProviderClient, ProviderChargeRequest } from '../../src/provider/provider.client.js';
+import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 
 // What every environment must hold (the test value of the internal credential).
-const REQUIRED = { INTERNAL_TOKEN: 'test-internal-token-0123456789abcdef' };
+const REQUIRED = { INTERNAL_TOKEN: TEST_INTERNAL_TOKEN };
 
 const command: PaymentCommand = {
   tenantId: 'a0000000-0000-4000-8000-00000000000a',
@@ -153,7 +154,7 @@ describe('PaymentsService', () => {
         fencingToken: 1,
       }),
     } as unknown as IdempotencyCoordinator;
-    const service = serviceFor(loadPaymentsConfig({}), forgetful, provider);
+    const service = serviceFor(loadPaymentsConfig({ ...REQUIRED }), forgetful, provider);
 
     const first = await service.charge(command, 'key-1', chain);
     const again = await service.charge(command, 'key-1', chain);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { RuntimeSettings } from '@retry-safe/app-shell';
 import { loadPaymentsConfig } from '../../src/config/payments-config.js';
+import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import {
   SettingsOverridesSchema,
   idempotencyInForce,
@@ -9,7 +10,7 @@ import {
 } from '../../src/config/payments-settings.js';
 
 // What every environment must hold (the test value of the internal credential).
-const REQUIRED = { INTERNAL_TOKEN: 'test-internal-token-0123456789abcdef' };
+const REQUIRED = { INTERNAL_TOKEN: TEST_INTERNAL_TOKEN };
 
 describe('RuntimeSettings (PUT /__config)', () => {
   const startUp = loadPaymentsConfig({
