@@ -8,21 +8,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { metricSample, startRedis, type RedisHandle } from '@retry-safe/testing';
-import type { Queue } from 'bullmq';
-import {
-  JOB_OPTIONS,
-  invoice,
-  invoiceQueue,
-  settled,
-  startProvider,
-  startWorker,
-  uniqueTag,
-  type InvoiceJobData,
-  type InvoiceReceipt,
-  type Provider,
-  type WorkerProcess,
-} from './jobs-harness.js';
+import { metricSample } from '@retry-safe/testing';
+import { JOB_OPTIONS, invoice, settled } from './jobs-harness.js';
+import { startJobsStack, type JobsStack, type WorkerPool } from './jobs-stack.js';
 
 const HOLD_AFTER_SEND = {
   method: 'JOB',
@@ -34,36 +22,20 @@ const HOLD_AFTER_SEND = {
 };
 
 describe('invoice worker: two workers take duplicate deliveries at once', () => {
-  let redis: RedisHandle;
-  let provider: Provider;
-  let queue: Queue<InvoiceJobData, InvoiceReceipt>;
-  let workers: WorkerProcess[] = [];
+  let stack: JobsStack;
+  let pool: WorkerPool;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    provider = await startProvider('provider-sim', 'off');
-    const prefix = `e2e-race-${uniqueTag()}`;
-    queue = invoiceQueue(redis.url, prefix);
-    workers = await Promise.all(
-      ['worker-1', 'worker-2'].map((name) =>
-        startWorker({
-          name,
-          redisUrl: redis.url,
-          providerUrl: provider.url,
-          prefix,
-          keyPrefix: `${prefix}:idem:`,
-        }),
-      ),
-    );
+    stack = await startJobsStack('off');
+    pool = stack.pool('race');
+    await Promise.all(['worker-1', 'worker-2'].map((name) => pool.start(name)));
     // Whichever worker wins holds the reservation a while; the loser never reaches this point on its first try.
-    await Promise.all(workers.map((w) => w.setFaults([HOLD_AFTER_SEND])));
+    await Promise.all(pool.workers.map((w) => w.setFaults([HOLD_AFTER_SEND])));
   });
 
   afterAll(async () => {
-    await queue?.close();
-    for (const w of workers) await w.process.kill('SIGTERM');
-    await provider?.process.kill('SIGTERM');
-    await redis?.close();
+    await pool?.close();
+    await stack?.close();
   });
 
   it('1 email; the loser is not acknowledged and completes on redelivery with the same receipt', async () => {
@@ -75,13 +47,13 @@ describe('invoice worker: two workers take duplicate deliveries at once', () => 
     };
 
     // One call, two publications: each worker (concurrency 1) takes one of them.
-    const added = await queue.addBulk([
+    const added = await pool.queue.addBulk([
       { name: 'invoice', data: invoice(fields), opts: JOB_OPTIONS },
       { name: 'invoice', data: invoice(fields), opts: JOB_OPTIONS },
     ]);
-    const results = await Promise.all(added.map((job) => settled(queue, job.id!)));
+    const results = await Promise.all(added.map((job) => settled(pool.queue, job.id!)));
 
-    const { calls, emails } = await provider.emails();
+    const { calls, emails } = await stack.provider.emails();
     expect(calls).toBe(1);
     expect(emails).toHaveLength(1);
     expect(results.map((r) => r.state)).toEqual(['completed', 'completed']);
@@ -93,7 +65,7 @@ describe('invoice worker: two workers take duplicate deliveries at once', () => 
     expect((loser!.job.stacktrace ?? []).join('\n')).toContain('IDEMPOTENCY_IN_PROGRESS');
 
     // Both processes took part: one sent (a miss), the other met the reservation (in_progress).
-    const metrics = await Promise.all(workers.map((w) => w.metrics()));
+    const metrics = await Promise.all(pool.workers.map((w) => w.metrics()));
     const misses = metrics.map((m) => metricSample(m, 'idempotency_events_total', { type: 'miss' }));
     const inProgress = metrics.map((m) =>
       metricSample(m, 'idempotency_events_total', { type: 'in_progress' }),

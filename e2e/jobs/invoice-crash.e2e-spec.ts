@@ -10,24 +10,9 @@
  * The provider deduplicates here (PROVIDER_DEDUP=on): a crash between the provider's send and the saving of the
  * receipt is exactly the window only the provider key can close.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { startRedis, type RedisHandle } from '@retry-safe/testing';
-import type { Queue } from 'bullmq';
-import {
-  JOB_OPTIONS,
-  exited,
-  invoice,
-  invoiceQueue,
-  settled,
-  startProvider,
-  startWorker,
-  uniqueTag,
-  type InvoiceJobData,
-  type InvoiceReceipt,
-  type Provider,
-  type WorkerProcess,
-} from './jobs-harness.js';
+import { JOB_OPTIONS, exited, freshInvoice, settled } from './jobs-harness.js';
+import { startJobsStack, type JobsStack, type WorkerPool } from './jobs-stack.js';
 
 const SHORT_LOCKS = {
   WORKER_LOCK_DURATION_MS: '1000',
@@ -44,64 +29,43 @@ const crashAt = (point: 'invoices/after-send' | 'invoices/before-ack') => ({
 });
 
 describe('invoice worker: the process is killed between sending and acknowledging', () => {
-  let redis: RedisHandle;
-  let provider: Provider;
-  let queue: Queue<InvoiceJobData, InvoiceReceipt>;
-  let workers: WorkerProcess[] = [];
-  let prefix: string;
+  let stack: JobsStack;
+  let pool: WorkerPool;
 
-  const worker = async (name: string): Promise<WorkerProcess> => {
-    const started = await startWorker({
-      name,
-      redisUrl: redis.url,
-      providerUrl: provider.url,
-      prefix,
-      keyPrefix: `${prefix}:idem:`,
-      env: SHORT_LOCKS,
-    });
-    workers.push(started);
-    return started;
+  /** A worker crashes at `point` on a fresh invoice; a second one starts once it is gone and settles the job. */
+  const crashThenTakeOver = async (point: 'invoices/after-send' | 'invoices/before-ack') => {
+    const doomed = await pool.start('worker-doomed');
+    await doomed.setFaults([crashAt(point)]);
+    const data = freshInvoice();
+
+    const added = await pool.queue.add('invoice', data, JOB_OPTIONS);
+    await exited(doomed);
+    const survivor = await pool.start('worker-survivor');
+    const { state, job } = await settled(pool.queue, added.id!);
+    return { data, state, job, survivor, ...(await stack.provider.emails()) };
   };
 
   beforeAll(async () => {
-    redis = await startRedis();
-    provider = await startProvider('provider-sim', 'on');
+    stack = await startJobsStack('on');
   });
 
   afterAll(async () => {
-    await provider?.process.kill('SIGTERM');
-    await redis?.close();
+    await stack?.close();
   });
 
   beforeEach(async () => {
     // A queue of its own per scenario: no stalled job of one scenario can reach the next one's workers.
-    prefix = `e2e-crash-${uniqueTag()}`;
-    queue = invoiceQueue(redis.url, prefix);
-    await provider.reset();
+    pool = stack.pool('crash', SHORT_LOCKS);
+    await stack.provider.reset();
   });
 
   afterEach(async () => {
-    await queue.close();
-    for (const w of workers) await w.process.kill('SIGTERM');
-    workers = [];
+    await pool.close();
   });
 
   it('killed after the receipt was saved: another worker process gets the stalled job and replays it (1 email, 1 send)', async () => {
-    const doomed = await worker('worker-doomed');
-    await doomed.setFaults([crashAt('invoices/before-ack')]);
-    const data = invoice({
-      tenantId: randomUUID(),
-      orderId: randomUUID(),
-      invoiceVersion: 1,
-      email: 'ada@example.com',
-    });
+    const { state, job, survivor, calls, emails } = await crashThenTakeOver('invoices/before-ack');
 
-    const added = await queue.add('invoice', data, JOB_OPTIONS);
-    await exited(doomed);
-    const survivor = await worker('worker-survivor');
-    const { state, job } = await settled(queue, added.id!);
-
-    const { calls, emails } = await provider.emails();
     expect(calls).toBe(1);
     expect(emails).toHaveLength(1);
     expect(state).toBe('completed');
@@ -112,21 +76,8 @@ describe('invoice worker: the process is killed between sending and acknowledgin
   });
 
   it('killed after the provider sent, before the receipt was saved: the provider key deduplicates the resend (1 email, 2 sends)', async () => {
-    const doomed = await worker('worker-doomed');
-    await doomed.setFaults([crashAt('invoices/after-send')]);
-    const data = invoice({
-      tenantId: randomUUID(),
-      orderId: randomUUID(),
-      invoiceVersion: 1,
-      email: 'ada@example.com',
-    });
+    const { data, state, job, survivor, calls, emails } = await crashThenTakeOver('invoices/after-send');
 
-    const added = await queue.add('invoice', data, JOB_OPTIONS);
-    await exited(doomed);
-    const survivor = await worker('worker-survivor');
-    const { state, job } = await settled(queue, added.id!);
-
-    const { calls, emails } = await provider.emails();
     // The survivor ran the action again once the dead owner's lease expired; same provider key, so no new email.
     expect(calls).toBe(2);
     expect(emails).toHaveLength(1);

@@ -9,7 +9,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { metricSample, startRedis, type RedisHandle } from '@retry-safe/testing';
+import { metricSample } from '@retry-safe/testing';
 import type { Queue } from 'bullmq';
 import {
   DEAD_LETTER_QUEUE,
@@ -19,12 +19,9 @@ import {
   invoiceQueue,
   redriveCli,
   settled,
-  startProvider,
-  startWorkerGroup,
   type InvoiceJobData,
-  type Provider,
-  type WorkerGroup,
 } from './jobs-harness.js';
+import { startJobsStack, startWorkerGroup, type JobsStack, type WorkerGroup } from './jobs-stack.js';
 
 /** Longer than JOB_OPTIONS's attempts (200+400+800+1600+3200 ms and 6 sends): BullMQ's own would all be spent. */
 const OUTAGE_MS = 10_000;
@@ -41,25 +38,22 @@ const keyOf = (job: InvoiceJobData) =>
   `mail.invoice.${job.tenantId.replaceAll('-', '')}.${job.orderId.replaceAll('-', '')}.v${job.invoiceVersion}`;
 
 describe('invoice worker: a mail provider outage', () => {
-  let redis: RedisHandle;
-  let provider: Provider;
+  let stack: JobsStack;
   let group: WorkerGroup;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    provider = await startProvider('provider-sim', 'off');
-    group = await startWorkerGroup('worker-outage', redis.url, provider, WORKER_ENV);
+    stack = await startJobsStack('off');
+    group = await startWorkerGroup('worker-outage', stack.redis.url, stack.provider, WORKER_ENV);
   });
 
   afterAll(async () => {
     await group?.close();
-    await provider?.process.kill('SIGTERM');
-    await redis?.close();
+    await stack?.close();
   });
 
   it('10 invoices during the outage: 0 failed, 10 emails after recovery, each once, within the cap of recovery', async () => {
     const { queue, worker } = group;
-    await provider.process.kill('SIGTERM');
+    await stack.provider.process.kill('SIGTERM');
     const tenantId = randomUUID();
     const jobs = Array.from({ length: 10 }, () =>
       invoice({ tenantId, orderId: randomUUID(), invoiceVersion: 1, email: 'ada@example.com' }),
@@ -68,7 +62,7 @@ describe('invoice worker: a mail provider outage', () => {
 
     await sleep(OUTAGE_MS);
     expect(await queue.getJobCounts('failed', 'completed')).toEqual({ failed: 0, completed: 0 });
-    await provider.process.start();
+    await stack.provider.process.start();
     const recoveredAt = Date.now();
     const results = await Promise.all(jobs.map((job) => settled(queue, job.deliveryId, 30_000)));
 
@@ -76,7 +70,7 @@ describe('invoice worker: a mail provider outage', () => {
     // Every BullMQ attempt was used (5 failed in the outage, recorded on the job, and the one that sent, at the
     // 6th try or after the horizon's retries, which use none): BullMQ alone would have failed these jobs.
     expect(results.map((r) => r.job.attemptsMade)).toEqual(Array(10).fill(JOB_OPTIONS.attempts));
-    const { calls, emails } = await provider.emails();
+    const { calls, emails } = await stack.provider.emails();
     expect(calls).toBe(10);
     expect(emails.map((e) => e.idempotencyKey).sort()).toEqual(jobs.map(keyOf).sort());
     // Every job was waiting at most one capped backoff when the provider came back, then took one send.
@@ -92,34 +86,31 @@ describe('invoice worker: a mail provider outage', () => {
 
 describe('invoice worker: past the retry horizon, the dead-letter queue and `pnpm invoices:redrive`', () => {
   const HORIZON_MS = 2_000;
-  let redis: RedisHandle;
-  let provider: Provider;
+  let stack: JobsStack;
   let group: WorkerGroup;
   let deadLetters: Queue;
   let cliEnv: Record<string, string>;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    provider = await startProvider('provider-sim', 'off');
-    group = await startWorkerGroup('worker-horizon', redis.url, provider, {
+    stack = await startJobsStack('off');
+    group = await startWorkerGroup('worker-horizon', stack.redis.url, stack.provider, {
       ...WORKER_ENV,
       WORKER_BACKOFF_CAP_MS: '300',
       WORKER_RETRY_HORIZON_MS: String(HORIZON_MS),
     });
-    deadLetters = invoiceQueue(redis.url, group.prefix, DEAD_LETTER_QUEUE) as unknown as Queue;
-    cliEnv = { REDIS_URL: redis.url, BULLMQ_PREFIX: group.prefix };
+    deadLetters = invoiceQueue(stack.redis.url, group.prefix, DEAD_LETTER_QUEUE) as unknown as Queue;
+    cliEnv = { REDIS_URL: stack.redis.url, BULLMQ_PREFIX: group.prefix };
   });
 
   afterAll(async () => {
     await deadLetters?.close();
     await group?.close();
-    await provider?.process.kill('SIGTERM');
-    await redis?.close();
+    await stack?.close();
   });
 
   it('the job is dead-lettered with its last reason; the re-drive sends it once; a second re-drive sends nothing', async () => {
     const { queue, worker } = group;
-    await provider.process.kill('SIGTERM');
+    await stack.provider.process.kill('SIGTERM');
     const data = freshInvoice();
     const added = await queue.add('invoice', data, JOB_OPTIONS);
 
@@ -131,14 +122,14 @@ describe('invoice worker: past the retry horizon, the dead-letter queue and `pnp
     expect(await deadLetters.getWaitingCount()).toBe(1);
     expect(metricSample(await worker.metrics(), 'invoice_dead_letter_jobs')).toBe(1);
 
-    await provider.process.start();
+    await stack.provider.process.start();
     const first = await redriveCli(cliEnv, ['--all']);
     expect(first.code).toBe(0);
     expect(first.report.redriven).toHaveLength(1);
     expect(first.report.redriven[0]!.deadJobId).toBe(added.id);
     const redriven = await settled(queue, first.report.redriven[0]!.jobId);
     expect(redriven.state).toBe('completed');
-    const { calls, emails } = await provider.emails();
+    const { calls, emails } = await stack.provider.emails();
     expect([calls, emails.map((e) => e.idempotencyKey)]).toEqual([1, [keyOf(data)]]);
     expect(redriven.job.returnvalue).toEqual({ emailId: emails[0]!.id });
 
@@ -146,7 +137,7 @@ describe('invoice worker: past the retry horizon, the dead-letter queue and `pnp
     expect(second).toEqual({ code: 0, report: { redriven: [], notFound: [] } });
     const byId = await redriveCli(cliEnv, [added.id!]);
     expect(byId).toEqual({ code: 1, report: { redriven: [], notFound: [added.id] } });
-    expect((await provider.emails()).calls).toBe(1);
+    expect((await stack.provider.emails()).calls).toBe(1);
     expect(await deadLetters.getWaitingCount()).toBe(0);
   });
 });

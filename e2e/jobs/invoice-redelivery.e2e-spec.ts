@@ -8,74 +8,41 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { startRedis, type RedisHandle } from '@retry-safe/testing';
-import type { Queue } from 'bullmq';
-import {
-  JOB_OPTIONS,
-  invoice,
-  invoiceQueue,
-  settled,
-  startProvider,
-  startWorker,
-  uniqueTag,
-  type InvoiceJobData,
-  type InvoiceReceipt,
-  type Provider,
-  type WorkerProcess,
-} from './jobs-harness.js';
-
-interface Group {
-  worker: WorkerProcess;
-  queue: Queue<InvoiceJobData, InvoiceReceipt>;
-}
+import { JOB_OPTIONS, invoice, settled, type InvoiceJobData, type WorkerProcess } from './jobs-harness.js';
+import { startJobsStack, type JobsStack, type WorkerPool } from './jobs-stack.js';
 
 describe('invoice worker: redeliveries and republications', () => {
-  let redis: RedisHandle;
-  let provider: Provider;
-  let withCoordinator: Group;
+  let stack: JobsStack;
+  let pool: WorkerPool;
+  let worker: WorkerProcess;
 
   const tenantId = randomUUID();
 
   beforeAll(async () => {
-    redis = await startRedis();
-    provider = await startProvider('provider-sim', 'off');
-    const tag = uniqueTag();
-    const group = async (name: string, env: Record<string, string>): Promise<Group> => {
-      const prefix = `e2e-jobs-${tag}-${name}`;
-      const worker = await startWorker({
-        name,
-        redisUrl: redis.url,
-        providerUrl: provider.url,
-        prefix,
-        keyPrefix: `${prefix}:idem:`,
-        env,
-      });
-      return { worker, queue: invoiceQueue(redis.url, prefix) };
-    };
-    withCoordinator = await group('worker-coordinated', {});
+    stack = await startJobsStack('off');
+    pool = stack.pool('jobs');
+    worker = await pool.start('worker-coordinated');
   });
 
   afterAll(async () => {
-    await withCoordinator?.queue.close();
-    await withCoordinator?.worker.process.kill('SIGTERM');
-    await provider?.process.kill('SIGTERM');
-    await redis?.close();
+    await pool?.close();
+    await stack?.close();
   });
 
   beforeEach(async () => {
-    await provider.reset();
-    await withCoordinator.worker.setFaults([]);
+    await stack.provider.reset();
+    await worker.setFaults([]);
   });
 
   it('the producer publishes the same invoice twice (two deliveryIds): 1 email, the same receipt', async () => {
     const fields = { tenantId, orderId: randomUUID(), invoiceVersion: 1, email: 'ada@example.com' };
 
-    const first = await withCoordinator.queue.add('invoice', invoice(fields), JOB_OPTIONS);
-    const one = await settled(withCoordinator.queue, first.id!);
-    const second = await withCoordinator.queue.add('invoice', invoice(fields), JOB_OPTIONS);
-    const two = await settled(withCoordinator.queue, second.id!);
+    const first = await pool.queue.add('invoice', invoice(fields), JOB_OPTIONS);
+    const one = await settled(pool.queue, first.id!);
+    const second = await pool.queue.add('invoice', invoice(fields), JOB_OPTIONS);
+    const two = await settled(pool.queue, second.id!);
 
-    const { calls, emails } = await provider.emails();
+    const { calls, emails } = await stack.provider.emails();
     expect(calls).toBe(1);
     expect(emails).toHaveLength(1);
     expect(one.job.data.deliveryId).not.toBe(two.job.data.deliveryId);
@@ -88,26 +55,26 @@ describe('invoice worker: redeliveries and republications', () => {
   it('version 2 is a second email; version 1 to another address fails permanently with IDEMPOTENCY_KEY_REUSE', async () => {
     const orderId = randomUUID();
 
-    const v1 = await withCoordinator.queue.add(
+    const v1 = await pool.queue.add(
       'invoice',
       invoice({ tenantId, orderId, invoiceVersion: 1, email: 'ada@example.com' }),
       JOB_OPTIONS,
     );
-    const sentV1 = await settled(withCoordinator.queue, v1.id!);
-    const v2 = await withCoordinator.queue.add(
+    const sentV1 = await settled(pool.queue, v1.id!);
+    const v2 = await pool.queue.add(
       'invoice',
       invoice({ tenantId, orderId, invoiceVersion: 2, email: 'ada@example.com' }),
       JOB_OPTIONS,
     );
-    const sentV2 = await settled(withCoordinator.queue, v2.id!);
-    const elsewhere = await withCoordinator.queue.add(
+    const sentV2 = await settled(pool.queue, v2.id!);
+    const elsewhere = await pool.queue.add(
       'invoice',
       invoice({ tenantId, orderId, invoiceVersion: 1, email: 'mallory@example.com' }),
       JOB_OPTIONS,
     );
-    const refused = await settled(withCoordinator.queue, elsewhere.id!);
+    const refused = await settled(pool.queue, elsewhere.id!);
 
-    const { calls, emails } = await provider.emails();
+    const { calls, emails } = await stack.provider.emails();
     expect(calls).toBe(2);
     expect(emails.map((e) => e.to)).toEqual(['ada@example.com', 'ada@example.com']);
     expect(sentV1.job.returnvalue).toEqual({ emailId: emails[0]!.id });
@@ -127,12 +94,8 @@ describe('invoice worker: redeliveries and republications', () => {
       invoiceVersion: 0,
     };
 
-    const added = await withCoordinator.queue.add(
-      'invoice',
-      malformed as unknown as InvoiceJobData,
-      JOB_OPTIONS,
-    );
-    const { state, job } = await settled(withCoordinator.queue, added.id!);
+    const added = await pool.queue.add('invoice', malformed as unknown as InvoiceJobData, JOB_OPTIONS);
+    const { state, job } = await settled(pool.queue, added.id!);
 
     expect(state).toBe('failed');
     expect(job.failedReason).toMatch(/^INVALID_INVOICE_JOB: /);
@@ -140,6 +103,6 @@ describe('invoice worker: redeliveries and republications', () => {
     expect(job.failedReason).toContain('invoiceVersion: must be 1 or more');
     expect(job.failedReason).toContain('email: ');
     expect(job.attemptsStarted).toBe(1);
-    expect(await provider.emails()).toEqual({ calls: 0, emails: [] });
+    expect(await stack.provider.emails()).toEqual({ calls: 0, emails: [] });
   });
 });

@@ -2,46 +2,36 @@
  * Issue 15, throttling and shutdown, on real processes: provider-sim answers 429 (a `status` fault with
  * `Retry-After`), and a worker gets SIGTERM while a send is held at the provider (a `delay` fault).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { metricSample, startRedis, waitFor, type RedisHandle } from '@retry-safe/testing';
-import type { Queue } from 'bullmq';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { metricSample, waitFor } from '@retry-safe/testing';
+import { freshInvoice, settled } from './jobs-harness.js';
 import {
-  freshInvoice,
-  invoiceQueue,
-  settled,
-  startProvider,
-  startWorker,
+  startJobsStack,
   startWorkerGroup,
-  uniqueTag,
-  type InvoiceJobData,
-  type InvoiceReceipt,
-  type Provider,
+  type JobsStack,
   type WorkerGroup,
-  type WorkerProcess,
-} from './jobs-harness.js';
+  type WorkerPool,
+} from './jobs-stack.js';
 
 const RETRY_AFTER_S = 1;
 
 describe('invoice worker: the provider throttles (429 with Retry-After)', () => {
-  let redis: RedisHandle;
-  let provider: Provider;
+  let stack: JobsStack;
   let group: WorkerGroup;
 
   beforeAll(async () => {
-    redis = await startRedis();
-    provider = await startProvider('provider-sim', 'off', { faults: true });
-    group = await startWorkerGroup('worker-throttle', redis.url, provider);
+    stack = await startJobsStack('off', { faults: true });
+    group = await startWorkerGroup('worker-throttle', stack.redis.url, stack.provider);
   });
 
   afterAll(async () => {
     await group?.close();
-    await provider?.process.kill('SIGTERM');
-    await redis?.close();
+    await stack?.close();
   });
 
   it('429 three times: each invoice sent once, no attempt used, no call to the provider during a pause', async () => {
     const { queue, worker } = group;
-    await provider.setFaults([
+    await stack.provider.setFaults([
       {
         method: 'POST',
         path: '/v1/emails',
@@ -60,11 +50,11 @@ describe('invoice worker: the provider throttles (429 with Retry-After)', () => 
     const results = await Promise.all(jobs.map((data) => settled(queue, data.deliveryId, 30_000)));
 
     expect(results.map((r) => [r.state, r.job.attemptsMade])).toEqual(Array(3).fill(['completed', 1]));
-    const { calls, emails } = await provider.emails();
+    const { calls, emails } = await stack.provider.emails();
     expect([calls, emails.length, new Set(emails.map((e) => e.idempotencyKey)).size]).toEqual([3, 3, 3]);
-    expect((await provider.faults()).rules[0]!.fired).toBe(3);
+    expect((await stack.provider.faults()).rules[0]!.fired).toBe(3);
     // The provider's journal holds every call, the 429s its fault rule answered included.
-    const posts = (await provider.requests())
+    const posts = (await stack.provider.requests())
       .filter((r) => r.method === 'POST')
       .sort((a, b) => a.startedAt - b.startedAt);
     expect(posts.map((r) => r.status)).toEqual([429, 429, 429, 201, 201, 201]);
@@ -81,100 +71,82 @@ describe('invoice worker: the provider throttles (429 with Retry-After)', () => 
 });
 
 describe('invoice worker: SIGTERM during a send', () => {
-  let redis: RedisHandle;
-  let provider: Provider;
-  let queue: Queue<InvoiceJobData, InvoiceReceipt>;
-  let prefix: string;
-  const workers: WorkerProcess[] = [];
+  let stack: JobsStack;
+  let pool: WorkerPool;
 
-  const worker = async (name: string, env: Record<string, string> = {}) => {
-    const started = await startWorker({
-      name,
-      redisUrl: redis.url,
-      providerUrl: provider.url,
-      prefix,
-      keyPrefix: `${prefix}:idem:`,
-      // A takeover in about two seconds instead of a minute (see apps/invoice-worker/README.md).
-      env: {
-        WORKER_LOCK_DURATION_MS: '1000',
-        WORKER_STALLED_INTERVAL_MS: '500',
-        IDEMPOTENCY_LEASE_MS: '1500',
-        WORKER_BACKOFF_BASE_MS: '100',
-        WORKER_BACKOFF_CAP_MS: '500',
-        ...env,
-      },
-    });
-    workers.push(started);
-    return started;
+  // A takeover in about two seconds instead of a minute (see apps/invoice-worker/README.md).
+  const TAKEOVER = {
+    WORKER_LOCK_DURATION_MS: '1000',
+    WORKER_STALLED_INTERVAL_MS: '500',
+    IDEMPOTENCY_LEASE_MS: '1500',
+    WORKER_BACKOFF_BASE_MS: '100',
+    WORKER_BACKOFF_CAP_MS: '500',
   };
   const holdSends = (ms: number) =>
-    provider.setFaults([
+    stack.provider.setFaults([
       { method: 'POST', path: '/v1/emails', at: 'before-handler', action: 'delay', ms, times: 1 },
     ]);
   const held = () =>
     waitFor('a send held at the provider', async () => {
-      if ((await provider.faults()).rules[0]?.fired !== 1) throw new Error('not yet');
+      if ((await stack.provider.faults()).rules[0]?.fired !== 1) throw new Error('not yet');
     });
 
   beforeAll(async () => {
-    redis = await startRedis();
-    provider = await startProvider('provider-sim', 'on', { faults: true });
+    stack = await startJobsStack('on', { faults: true });
   });
 
   beforeEach(async () => {
-    prefix = `e2e-sigterm-${uniqueTag()}`;
-    queue = invoiceQueue(redis.url, prefix);
-    await provider.reset();
+    pool = stack.pool('sigterm', TAKEOVER);
+    await stack.provider.reset();
+  });
+
+  afterEach(async () => {
+    await pool.close();
   });
 
   afterAll(async () => {
-    await queue?.close();
-    for (const w of workers) await w.process.kill('SIGTERM');
-    await provider?.process.kill('SIGTERM');
-    await redis?.close();
+    await stack?.close();
   });
 
   it('the running send finishes, the job completes here, then the process exits: 1 email', async () => {
-    const doomed = await worker('worker-sigterm');
+    const doomed = await pool.start('worker-sigterm');
     await holdSends(1_500);
     const data = freshInvoice();
-    await queue.add('invoice', data, { jobId: data.deliveryId, attempts: 1 });
+    await pool.queue.add('invoice', data, { jobId: data.deliveryId, attempts: 1 });
     await held();
 
     await doomed.process.kill('SIGTERM');
 
-    const { state, job } = await settled(queue, data.deliveryId, 1_000);
-    const { emails } = await provider.emails();
+    const { state, job } = await settled(pool.queue, data.deliveryId, 1_000);
+    const { emails } = await stack.provider.emails();
     expect(state).toBe('completed');
     expect(emails).toHaveLength(1);
     expect(job.returnvalue).toEqual({ emailId: emails[0]!.id });
     expect(job.processedBy).toContain(`:${doomed.process.pid}`);
-    await queue.close();
   });
 
   it('a send outlasting WORKER_SHUTDOWN_TIMEOUT_MS: the process exits anyway; the redelivery completes, 1 email', async () => {
     const SHUTDOWN_MS = 500;
     const HOLD_MS = 4_000;
-    const doomed = await worker('worker-sigterm-bounded', {
+    const doomed = await pool.start('worker-sigterm-bounded', {
       WORKER_SHUTDOWN_TIMEOUT_MS: String(SHUTDOWN_MS),
     });
     await holdSends(HOLD_MS);
     const data = freshInvoice();
-    await queue.add('invoice', data, { jobId: data.deliveryId, attempts: 1 });
+    await pool.queue.add('invoice', data, { jobId: data.deliveryId, attempts: 1 });
     await held();
     const signalled = Date.now();
 
     await doomed.process.kill('SIGTERM');
 
     expect(Date.now() - signalled).toBeLessThan(HOLD_MS);
-    expect(await queue.getJobState(data.deliveryId)).toBe('active');
-    const survivor = await worker('worker-survivor');
-    const { state, job } = await settled(queue, data.deliveryId, 15_000);
-    const { emails } = await provider.emails();
+    expect(await pool.queue.getJobState(data.deliveryId)).toBe('active');
+    const survivor = await pool.start('worker-survivor');
+    const { state, job } = await settled(pool.queue, data.deliveryId, 15_000);
+    const { emails } = await stack.provider.emails();
     expect(state).toBe('completed');
     expect(emails).toHaveLength(1);
     expect(job.returnvalue).toEqual({ emailId: emails[0]!.id });
     expect(job.processedBy).toContain(`:${survivor.process.pid}`);
-    await queue.close();
   });
 });

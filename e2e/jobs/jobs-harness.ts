@@ -214,43 +214,6 @@ export async function redriveCli(
   }
 }
 
-/** A worker process and the producer's queue on a fresh BullMQ and idempotency prefix. */
-export interface WorkerGroup {
-  readonly worker: WorkerProcess;
-  readonly queue: Queue<InvoiceJobData, InvoiceReceipt>;
-  readonly prefix: string;
-  /** Closes the queue, then stops the worker. */
-  close(): Promise<void>;
-}
-
-/** Starts one worker on `redisUrl` sending to `provider`, and its producer queue, on a prefix of its own. */
-export async function startWorkerGroup(
-  name: string,
-  redisUrl: string,
-  provider: Provider,
-  env: Record<string, string> = {},
-): Promise<WorkerGroup> {
-  const prefix = `e2e-${name}-${uniqueTag()}`;
-  const worker = await startWorker({
-    name,
-    redisUrl,
-    providerUrl: provider.url,
-    prefix,
-    keyPrefix: `${prefix}:idem:`,
-    env,
-  });
-  const queue = invoiceQueue(redisUrl, prefix);
-  return {
-    worker,
-    queue,
-    prefix,
-    close: async () => {
-      await queue.close();
-      await worker.process.kill('SIGTERM');
-    },
-  };
-}
-
 /** A first publication of version 1 of a new order's invoice, for a new tenant. */
 export function freshInvoice(): InvoiceJobData {
   return invoice({
