@@ -2,7 +2,7 @@
 import type { RedisHandle, ServiceProcess } from '@retry-safe/testing';
 import type { Redis } from 'ioredis';
 import type { FaultRule, FaultSnapshot } from '../engine/target.js';
-import type { ProviderCharge, ServiceEnv, ServiceName, Stack } from './stack.js';
+import type { ProviderCharge, ServiceEnv, ServiceName, Stack } from './stack-types.js';
 import type { StackServices } from './stack-services.js';
 
 export class RunningStack implements Stack {

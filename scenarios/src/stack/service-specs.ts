@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { freePort } from '@retry-safe/testing';
 import { DEMO_API_TOKENS } from '../demo-tenants.js';
 import { repoRoot } from '../repo-root.js';
-import type { ServiceEnv, ServiceName, StackOptions } from './stack.js';
+import type { ServiceEnv, ServiceName, StackOptions } from './stack-types.js';
 
 /** One process to start (payments may have several). */
 export interface ServiceSpec {

@@ -1,7 +1,7 @@
 /** The processes of a stack: started together, restarted on their own port with other settings, stopped. */
 import { startServiceProcess, type ServiceProcess } from '@retry-safe/testing';
 import { ENTRIES, type ServiceSpec } from './service-specs.js';
-import type { ServiceEnv, ServiceName } from './stack.js';
+import type { ServiceEnv, ServiceName } from './stack-types.js';
 
 /** One process and the settings it runs with now. */
 interface Slot {
