@@ -28,144 +28,99 @@ async function statementsOf(bench: PostgresBench, call: () => Promise<unknown>):
   return bench.statements.map((s) => /__(\w+)"\(/.exec(s)?.[1] ?? s.split(/\s/)[0]!);
 }
 
-async function main(): Promise<void> {
-  const bench = await startPostgresBench();
+const standaloneAction = async () => ({ ...order, id: '1' });
+
+/** A transactional first execution: claim, the business INSERT and complete in one transaction. */
+const txFirst = (bench: PostgresBench, key: string) =>
+  withTransaction(bench.pool, (client) =>
+    bench.coordinator.coordinateInTransaction(client, bench.request(key), ({ transaction }) =>
+      bench.insertOrder(transaction, key),
+    ),
+  );
+
+async function warmUp(bench: PostgresBench): Promise<void> {
   const { pool, coordinator } = bench;
-  const standaloneAction = async () => ({ ...order, id: '1' });
-  const txFirst = (key: string) =>
-    withTransaction(pool, (client) =>
-      coordinator.coordinateInTransaction(client, bench.request(key), ({ transaction }) =>
-        bench.insertOrder(transaction, key),
-      ),
-    );
+  for (let i = 0; i < 1_000; i++) {
+    await pool.query('SELECT 1');
+    await coordinator.coordinate(bench.request(`warm-${i}`), standaloneAction);
+    await coordinator.coordinate(bench.request(`warm-${i}`), standaloneAction);
+    await txFirst(bench, `warm-tx-${i}`);
+    await withTransaction(pool, (client) => bench.insertOrder(client, `warm-b-${i}`));
+  }
+}
+
+type PoolLatencies = Record<
+  'select1' | 'pkPool' | 'first' | 'replay' | 'business' | 'transactional',
+  LatencySummary
+>;
+
+/** Interleaved on the pool: the floors (SELECT 1, a PK SELECT, the business transaction) and our calls. */
+async function measureOnPool(bench: PostgresBench): Promise<PoolLatencies> {
+  const { pool, coordinator } = bench;
+  const pk = {
+    name: 'bench-pk',
+    text: 'SELECT * FROM idempotency_records WHERE operation = $1 AND key = $2',
+  };
+  const [select1, pkPool, first, replay, business, transactional] = await measureInterleaved(SAMPLES, [
+    () => pool.query('SELECT 1'),
+    (i) => pool.query({ ...pk, values: ['orders.place.t1', `warm-${i % 1_000}`] }),
+    (i) => coordinator.coordinate(bench.request(`first-${i}`), standaloneAction),
+    (i) => coordinator.coordinate(bench.request(`first-${i}`), standaloneAction),
+    (i) => withTransaction(pool, (client) => bench.insertOrder(client, `business-${i}`)),
+    (i) => txFirst(bench, `tx-${i}`),
+  ]);
+  return { select1, pkPool, first, replay, business, transactional } as PoolLatencies;
+}
+
+/** A replay costs the caller one statement in the transaction it has open anyway: compare with one PK SELECT there. */
+async function measureInTransaction(
+  bench: PostgresBench,
+): Promise<{ pkSelect: LatencySummary; txReplay: LatencySummary }> {
+  const client = await bench.pool.connect();
   try {
-    for (let i = 0; i < 1_000; i++) {
-      await pool.query('SELECT 1');
-      await coordinator.coordinate(bench.request(`warm-${i}`), standaloneAction);
-      await coordinator.coordinate(bench.request(`warm-${i}`), standaloneAction);
-      await txFirst(`warm-tx-${i}`);
-      await withTransaction(pool, (client) => bench.insertOrder(client, `warm-b-${i}`));
-    }
-
-    const pk = {
-      name: 'bench-pk',
-      text: 'SELECT * FROM idempotency_records WHERE operation = $1 AND key = $2',
-    };
-    const [select1, pkPool, first, replay, business, transactional] = (await measureInterleaved(SAMPLES, [
-      () => pool.query('SELECT 1'),
-      (i) => pool.query({ ...pk, values: ['orders.place.t1', `warm-${i % 1_000}`] }),
-      (i) => coordinator.coordinate(bench.request(`first-${i}`), standaloneAction),
-      (i) => coordinator.coordinate(bench.request(`first-${i}`), standaloneAction),
-      (i) => withTransaction(pool, (client) => bench.insertOrder(client, `business-${i}`)),
-      (i) => txFirst(`tx-${i}`),
-    ])) as [LatencySummary, LatencySummary, LatencySummary, LatencySummary, LatencySummary, LatencySummary];
-
-    // A replay costs the caller one statement in the transaction it has open anyway: compare with one PK SELECT there.
-    const client = await pool.connect();
     await client.query('BEGIN');
     const [pkSelect, txReplay] = (await measureInterleaved(SAMPLES, [
       (i) => client.query('SELECT * FROM orders WHERE id = $1', [i + 1]),
       (i) =>
-        coordinator.coordinateInTransaction(client, bench.request(`tx-${i}`), () => {
+        bench.coordinator.coordinateInTransaction(client, bench.request(`tx-${i}`), () => {
           throw new Error('a replay must not run the action');
         }),
     ])) as [LatencySummary, LatencySummary];
     await client.query('COMMIT');
+    return { pkSelect, txReplay };
+  } finally {
     client.release();
+  }
+}
 
-    const roundTrips = {
-      standaloneFirst: await statementsOf(bench, () =>
-        coordinator.coordinate(bench.request('rt-1'), standaloneAction),
-      ),
-      standaloneReplay: await statementsOf(bench, () =>
-        coordinator.coordinate(bench.request('rt-1'), standaloneAction),
-      ),
-      transactionalFirst: await statementsOf(bench, () => txFirst('rt-tx-1')),
-      transactionalReplay: await statementsOf(bench, () => txFirst('rt-tx-1')),
-    };
+async function roundTripsOf(bench: PostgresBench): Promise<Record<string, string[]>> {
+  const standalone = () => bench.coordinator.coordinate(bench.request('rt-1'), standaloneAction);
+  return {
+    standaloneFirst: await statementsOf(bench, standalone),
+    standaloneReplay: await statementsOf(bench, standalone),
+    transactionalFirst: await statementsOf(bench, () => txFirst(bench, 'rt-tx-1')),
+    transactionalReplay: await statementsOf(bench, () => txFirst(bench, 'rt-tx-1')),
+  };
+}
+
+async function main(): Promise<void> {
+  const bench = await startPostgresBench();
+  try {
+    await warmUp(bench);
+    const onPool = await measureOnPool(bench);
+    const inTransaction = await measureInTransaction(bench);
+    const roundTrips = await roundTripsOf(bench);
     const wake = await wakeUp(bench);
     const storage = await storedBytes(bench);
+    const postgres = (await bench.pool.query<{ server_version: string }>('SHOW server_version')).rows[0]!
+      .server_version;
 
-    const results = {
-      machine: { cpus: cpus().length, loadavg: loadavg().map((l) => round(l, 2)), node: process.version },
-      postgres: (await pool.query<{ server_version: string }>('SHOW server_version')).rows[0]!.server_version,
-      samples: SAMPLES,
-      durable: process.env['BENCH_DURABLE'] === '1',
-      select1Ms: select1,
-      pkSelectOnPoolMs: pkPool,
-      standaloneFirstMs: first,
-      standaloneReplayMs: replay,
-      businessTransactionMs: business,
-      transactionalFirstMs: transactional,
-      pkSelectInTransactionMs: pkSelect,
-      transactionalReplayMs: txReplay,
-      standaloneFirstToSelect1: round(first.p50 / select1.p50, 2),
-      standaloneReplayToSelect1: round(replay.p50 / select1.p50, 2),
-      pkSelectToSelect1: round(pkPool.p50 / select1.p50, 2),
-      transactionalFirstToBusiness: round(transactional.p50 / business.p50, 2),
-      transactionalReplayToPkSelect: round(txReplay.p50 / pkSelect.p50, 2),
-      roundTrips,
-      wakeUpMs: wake,
-      storage,
-      goals: {
-        standaloneFirstToSelect1AtMost: 2.5,
-        standaloneReplayToSelect1AtMost: 1.25,
-        transactionalFirstToBusinessAtMost: 1.35,
-        transactionalReplayToPkSelectAtMost: 1.25,
-      },
-    };
-
-    const row = (name: string, s: LatencySummary, ratio?: string) =>
-      `${name.padEnd(34)} p50 ${s.p50.toFixed(3).padStart(7)} ms   p99 ${s.p99.toFixed(3).padStart(7)} ms${ratio ? `   ${ratio}` : ''}`;
-    console.log(
-      `\nretry-safe Postgres store benchmark (${SAMPLES} samples each, PostgreSQL ${results.postgres}, fsync ${results.durable ? 'on' : 'off'}, Node ${process.version}, load ${results.machine.loadavg.join(' ')})\n`,
+    const results = resultsOf(
+      postgres,
+      { ...onPool, ...inTransaction },
+      { roundTrips, wakeUpMs: wake, storage },
     );
-    console.log(row('SELECT 1 on the pool', select1));
-    console.log(
-      row(
-        'PK SELECT on the pool (replay floor)',
-        pkPool,
-        `${results.pkSelectToSelect1.toFixed(2)}x SELECT 1`,
-      ),
-    );
-    console.log(
-      row(
-        'standalone first execution',
-        first,
-        `${results.standaloneFirstToSelect1.toFixed(2)}x SELECT 1   (goal <= 2.5x)`,
-      ),
-    );
-    console.log(
-      row(
-        'standalone replay',
-        replay,
-        `${results.standaloneReplayToSelect1.toFixed(2)}x SELECT 1   (goal <= 1.25x)`,
-      ),
-    );
-    console.log(row('business transaction (BEGIN/INSERT/COMMIT)', business));
-    console.log(
-      row(
-        'transactional first execution',
-        transactional,
-        `${results.transactionalFirstToBusiness.toFixed(2)}x business   (goal <= 1.35x)`,
-      ),
-    );
-    console.log(row('PK SELECT in an open transaction', pkSelect));
-    console.log(
-      row(
-        'transactional replay',
-        txReplay,
-        `${results.transactionalReplayToPkSelect.toFixed(2)}x PK SELECT   (goal <= 1.25x)`,
-      ),
-    );
-    console.log(row('wait-mode wake-up (LISTEN/NOTIFY)', wake));
-    for (const [name, statements] of Object.entries(roundTrips)) {
-      console.log(`${`round trips, ${name}`.padEnd(34)} ${statements.length}: ${statements.join(', ')}`);
-    }
-    console.log(
-      `${'bytes per stored record'.padEnd(34)} ${storage.rowBytes} row (pg_column_size) + ${storage.indexBytesPerRow} in indexes; ${storage.totalBytesPerRow} with free space (pg_total_relation_size / ${storage.rows} rows)`,
-    );
-
+    printResults(results);
     await mkdir(new URL('../results/', import.meta.url), { recursive: true });
     const file = results.durable ? 'postgres-durable.json' : 'postgres.json';
     await writeFile(new URL(`../results/${file}`, import.meta.url), `${JSON.stringify(results, null, 2)}\n`);
@@ -173,6 +128,104 @@ async function main(): Promise<void> {
   } finally {
     await bench.close();
   }
+}
+
+/** The figures of the run as bench/results/postgres.json holds them. */
+function resultsOf<Rest extends { storage: unknown }>(
+  postgres: string,
+  latencies: PoolLatencies & { pkSelect: LatencySummary; txReplay: LatencySummary },
+  rest: Rest,
+) {
+  const { select1, pkPool, first, replay, business, transactional, pkSelect, txReplay } = latencies;
+  return {
+    machine: { cpus: cpus().length, loadavg: loadavg().map((l) => round(l, 2)), node: process.version },
+    postgres,
+    samples: SAMPLES,
+    durable: process.env['BENCH_DURABLE'] === '1',
+    select1Ms: select1,
+    pkSelectOnPoolMs: pkPool,
+    standaloneFirstMs: first,
+    standaloneReplayMs: replay,
+    businessTransactionMs: business,
+    transactionalFirstMs: transactional,
+    pkSelectInTransactionMs: pkSelect,
+    transactionalReplayMs: txReplay,
+    standaloneFirstToSelect1: round(first.p50 / select1.p50, 2),
+    standaloneReplayToSelect1: round(replay.p50 / select1.p50, 2),
+    pkSelectToSelect1: round(pkPool.p50 / select1.p50, 2),
+    transactionalFirstToBusiness: round(transactional.p50 / business.p50, 2),
+    transactionalReplayToPkSelect: round(txReplay.p50 / pkSelect.p50, 2),
+    ...rest,
+    goals: {
+      standaloneFirstToSelect1AtMost: 2.5,
+      standaloneReplayToSelect1AtMost: 1.25,
+      transactionalFirstToBusinessAtMost: 1.35,
+      transactionalReplayToPkSelectAtMost: 1.25,
+    },
+  };
+}
+
+type Results = ReturnType<
+  typeof resultsOf<{
+    roundTrips: Record<string, string[]>;
+    wakeUpMs: LatencySummary;
+    storage: Awaited<ReturnType<typeof storedBytes>>;
+  }>
+>;
+
+function printResults(results: Results): void {
+  const { storage } = results;
+  const row = (name: string, s: LatencySummary, ratio?: string) =>
+    `${name.padEnd(34)} p50 ${s.p50.toFixed(3).padStart(7)} ms   p99 ${s.p99.toFixed(3).padStart(7)} ms${ratio ? `   ${ratio}` : ''}`;
+  console.log(
+    `\nretry-safe Postgres store benchmark (${SAMPLES} samples each, PostgreSQL ${results.postgres}, fsync ${results.durable ? 'on' : 'off'}, Node ${process.version}, load ${results.machine.loadavg.join(' ')})\n`,
+  );
+  console.log(row('SELECT 1 on the pool', results.select1Ms));
+  const x = (ratio: number, of: string, goal = '') => `${ratio.toFixed(2)}x ${of}${goal}`;
+  console.log(
+    row(
+      'PK SELECT on the pool (replay floor)',
+      results.pkSelectOnPoolMs,
+      x(results.pkSelectToSelect1, 'SELECT 1'),
+    ),
+  );
+  console.log(
+    row(
+      'standalone first execution',
+      results.standaloneFirstMs,
+      x(results.standaloneFirstToSelect1, 'SELECT 1', '   (goal <= 2.5x)'),
+    ),
+  );
+  console.log(
+    row(
+      'standalone replay',
+      results.standaloneReplayMs,
+      x(results.standaloneReplayToSelect1, 'SELECT 1', '   (goal <= 1.25x)'),
+    ),
+  );
+  console.log(row('business transaction (BEGIN/INSERT/COMMIT)', results.businessTransactionMs));
+  console.log(
+    row(
+      'transactional first execution',
+      results.transactionalFirstMs,
+      x(results.transactionalFirstToBusiness, 'business', '   (goal <= 1.35x)'),
+    ),
+  );
+  console.log(row('PK SELECT in an open transaction', results.pkSelectInTransactionMs));
+  console.log(
+    row(
+      'transactional replay',
+      results.transactionalReplayMs,
+      x(results.transactionalReplayToPkSelect, 'PK SELECT', '   (goal <= 1.25x)'),
+    ),
+  );
+  console.log(row('wait-mode wake-up (LISTEN/NOTIFY)', results.wakeUpMs));
+  for (const [name, statements] of Object.entries(results.roundTrips)) {
+    console.log(`${`round trips, ${name}`.padEnd(34)} ${statements.length}: ${statements.join(', ')}`);
+  }
+  console.log(
+    `${'bytes per stored record'.padEnd(34)} ${storage.rowBytes} row (pg_column_size) + ${storage.indexBytesPerRow} in indexes; ${storage.totalBytesPerRow} with free space (pg_total_relation_size / ${storage.rows} rows)`,
+  );
 }
 
 /** Wait-mode wake-up; the waiter is another store (another process), woken by LISTEN/NOTIFY. */
