@@ -1,4 +1,4 @@
-import { describe, expect, it } from '@jest/globals';
+import { describe } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import {
   IdempotencyKeyInvalidError,
@@ -7,6 +7,7 @@ import {
   ValidationFailedError,
 } from '@retry-safe/app-shell';
 import { captureProblem, type SentProblem } from '@retry-safe/testing';
+import { itMapsToProblems } from '@retry-safe/testing/jest';
 import { IdempotencyKeyMissingError, UnauthorizedError } from '../../src/common/gateway-errors.js';
 import { GATEWAY_PROBLEMS } from '../../src/common/gateway-problems.js';
 
@@ -18,24 +19,13 @@ function catchWith(error: unknown): SentProblem {
 }
 
 describe("ProblemExceptionFilter with the gateway's problems", () => {
-  it.each([
+  itMapsToProblems(catchWith, [
     [new UnauthorizedError('no token'), 401, 'unauthorized'],
     [new IdempotencyKeyMissingError(), 400, 'idempotency_key_missing'],
     [new IdempotencyKeyInvalidError('key is empty'), 400, 'idempotency_key_invalid'],
     [new ValidationFailedError(['amount: too small']), 400, 'validation_failed'],
     [new UnsupportedMediaTypeError('text/plain'), 415, 'unsupported_media_type'],
-  ])('maps %p to %i %s', (error, status, code) => {
-    const sent = catchWith(error);
-    expect(sent.status).toBe(status);
-    expect(sent.type).toBe('application/problem+json');
-    expect(sent.body).toEqual({
-      type: `urn:retry-safe:problem:${code}`,
-      title: expect.any(String),
-      status,
-      detail: error.message,
-      code,
-    });
-  });
+  ]);
 
   // Downstream relaying (503 passthrough, 502, 504), body-parser errors, HttpExceptions, the 500 and the
   // started-response case are the shared filter's: packages/app-shell/test/unit/problem-exception.filter.spec.ts.

@@ -8,6 +8,7 @@ import {
   ProblemExceptionFilter,
 } from '@retry-safe/app-shell';
 import { captureProblem, type SentProblem } from '@retry-safe/testing';
+import { itMapsToProblems } from '@retry-safe/testing/jest';
 import { QueueUnavailableError } from '../../src/common/orders-errors.js';
 import { ORDERS_PROBLEMS } from '../../src/common/orders-problems.js';
 
@@ -19,23 +20,12 @@ function catchWith(error: unknown): SentProblem {
 }
 
 describe('ProblemExceptionFilter (orders)', () => {
-  it.each([
+  itMapsToProblems(catchWith, [
     [new IdempotencyKeyMissingError(), 400, 'idempotency_key_missing'],
     [new IdempotencyKeyInvalidError('key is empty'), 400, 'idempotency_key_invalid'],
     [new ValidationFailedError(['amount: too small']), 400, 'validation_failed'],
     [new UnsupportedMediaTypeError('text/plain'), 415, 'unsupported_media_type'],
-  ])('maps %p to %i %s', (error, status, code) => {
-    const sent = catchWith(error);
-    expect(sent.status).toBe(status);
-    expect(sent.type).toBe('application/problem+json');
-    expect(sent.body).toEqual({
-      type: `urn:retry-safe:problem:${code}`,
-      title: expect.any(String),
-      status,
-      detail: error.message,
-      code,
-    });
-  });
+  ]);
 
   it('answers 503 queue_unavailable with Retry-After when the queue did not take a job', () => {
     const sent = catchWith(new QueueUnavailableError({ cause: new Error('Connection is closed.') }));

@@ -14,6 +14,7 @@ import {
   ValidationFailedError,
 } from '../../src/errors.js';
 import { captureProblem, type SentProblem } from '@retry-safe/testing';
+import { itMapsToProblems } from '@retry-safe/testing/jest';
 import { ProblemExceptionFilter, downstreamProblemMapper } from '../../src/problem-exception.filter.js';
 
 // The filter logs what it maps; keep the test output clean.
@@ -31,23 +32,12 @@ function catchWith(error: unknown): SentProblem {
 const call = { method: 'POST', path: '/v1/payments', attempts: 4 };
 
 describe('ProblemExceptionFilter', () => {
-  it.each([
+  itMapsToProblems(catchWith, [
     [new IdempotencyKeyMissingError(), 400, 'idempotency_key_missing'],
     [new IdempotencyKeyInvalidError('key is empty'), 400, 'idempotency_key_invalid'],
     [new ValidationFailedError(['amount: too small']), 400, 'validation_failed'],
     [new UnsupportedMediaTypeError('text/plain'), 415, 'unsupported_media_type'],
-  ])('maps %p to %i %s', (error, status, code) => {
-    const sent = catchWith(error);
-    expect(sent.status).toBe(status);
-    expect(sent.type).toBe('application/problem+json');
-    expect(sent.body).toEqual({
-      type: `urn:retry-safe:problem:${code}`,
-      title: expect.any(String),
-      status,
-      detail: error.message,
-      code,
-    });
-  });
+  ]);
 
   it('passes a 503 problem from payments up unchanged, with its Retry-After', () => {
     const problem = {
