@@ -180,46 +180,39 @@ function printResults(results: Results): void {
   console.log(
     `\nretry-safe Postgres store benchmark (${SAMPLES} samples each, PostgreSQL ${results.postgres}, fsync ${results.durable ? 'on' : 'off'}, Node ${process.version}, load ${results.machine.loadavg.join(' ')})\n`,
   );
-  console.log(row('SELECT 1 on the pool', results.select1Ms));
   const x = (ratio: number, of: string, goal = '') => `${ratio.toFixed(2)}x ${of}${goal}`;
-  console.log(
-    row(
+  const rows: [string, LatencySummary, string?][] = [
+    ['SELECT 1 on the pool', results.select1Ms],
+    [
       'PK SELECT on the pool (replay floor)',
       results.pkSelectOnPoolMs,
       x(results.pkSelectToSelect1, 'SELECT 1'),
-    ),
-  );
-  console.log(
-    row(
+    ],
+    [
       'standalone first execution',
       results.standaloneFirstMs,
       x(results.standaloneFirstToSelect1, 'SELECT 1', '   (goal <= 2.5x)'),
-    ),
-  );
-  console.log(
-    row(
+    ],
+    [
       'standalone replay',
       results.standaloneReplayMs,
       x(results.standaloneReplayToSelect1, 'SELECT 1', '   (goal <= 1.25x)'),
-    ),
-  );
-  console.log(row('business transaction (BEGIN/INSERT/COMMIT)', results.businessTransactionMs));
-  console.log(
-    row(
+    ],
+    ['business transaction (BEGIN/INSERT/COMMIT)', results.businessTransactionMs],
+    [
       'transactional first execution',
       results.transactionalFirstMs,
       x(results.transactionalFirstToBusiness, 'business', '   (goal <= 1.35x)'),
-    ),
-  );
-  console.log(row('PK SELECT in an open transaction', results.pkSelectInTransactionMs));
-  console.log(
-    row(
+    ],
+    ['PK SELECT in an open transaction', results.pkSelectInTransactionMs],
+    [
       'transactional replay',
       results.transactionalReplayMs,
       x(results.transactionalReplayToPkSelect, 'PK SELECT', '   (goal <= 1.25x)'),
-    ),
-  );
-  console.log(row('wait-mode wake-up (LISTEN/NOTIFY)', results.wakeUpMs));
+    ],
+    ['wait-mode wake-up (LISTEN/NOTIFY)', results.wakeUpMs],
+  ];
+  for (const [name, summary, ratio] of rows) console.log(row(name, summary, ratio));
   for (const [name, statements] of Object.entries(results.roundTrips)) {
     console.log(`${`round trips, ${name}`.padEnd(34)} ${statements.length}: ${statements.join(', ')}`);
   }
