@@ -28,19 +28,20 @@ import {
   redriveCli,
   settled,
   startProvider,
-  startWorker,
   uniqueTag,
   type InvoiceJobData,
   type InvoiceReceipt,
   type Provider,
   type WorkerProcess,
 } from './jobs-harness.js';
+import { WorkerPool } from './jobs-stack.js';
 
 describe('invoice worker on a 3-master Redis Cluster', () => {
   const HORIZON_MS = 1_500;
   let cluster: RedisClusterHandle;
   let client: Cluster;
   let provider: Provider;
+  let pool: WorkerPool;
   let worker: WorkerProcess;
   let queue: Queue<InvoiceJobData, InvoiceReceipt>;
   let deadLetters: Queue;
@@ -56,12 +57,11 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
       REDIS_CLUSTER_NODES: cluster.nodes.map((node) => `redis://${node.host}:${node.port}`).join(','),
       BULLMQ_PREFIX: prefix,
     };
-    worker = await startWorker({
-      name: 'worker-cluster',
+    pool = new WorkerPool({
       redisUrl: 'redis://127.0.0.1:1',
-      providerUrl: provider.url,
+      queueRedis: client,
+      provider,
       prefix,
-      keyPrefix: `${prefix}:idem:`,
       env: {
         ...env,
         WORKER_BACKOFF_BASE_MS: '100',
@@ -69,7 +69,8 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
         WORKER_RETRY_HORIZON_MS: String(HORIZON_MS),
       },
     });
-    queue = invoiceQueue(client, prefix);
+    worker = await pool.start('worker-cluster');
+    queue = pool.queue;
     deadLetters = invoiceQueue(client, prefix, DEAD_LETTER_QUEUE) as unknown as Queue;
     const ordersPort = await freePort();
     // orders as it runs anywhere else: only its environment names the Cluster (no payments behind it here).
@@ -88,9 +89,8 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
 
   afterAll(async () => {
     await orders?.kill('SIGTERM');
-    await queue?.close();
     await deadLetters?.close();
-    await worker?.process.kill('SIGTERM');
+    await pool?.close();
     await provider?.process.kill('SIGTERM');
     await client?.quit();
     await cluster?.close();

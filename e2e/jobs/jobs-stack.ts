@@ -4,6 +4,7 @@
  */
 import { startRedis, type RedisHandle } from '@retry-safe/testing';
 import type { Queue } from 'bullmq';
+import type { Cluster } from 'ioredis';
 import {
   invoiceQueue,
   startProvider,
@@ -15,30 +16,40 @@ import {
   type WorkerProcess,
 } from './jobs-harness.js';
 
+/** Where a {@link WorkerPool} runs. */
+export interface WorkerPoolOptions {
+  /** The workers' REDIS_URL (a placeholder when `env` names a Cluster). */
+  redisUrl: string;
+  /** The producer queue's connection: a Cluster client the caller closes. @default redisUrl */
+  queueRedis?: Cluster;
+  provider: Provider;
+  /** BullMQ prefix of the queue and every worker; the idempotency prefix is `<prefix>:idem:`. */
+  prefix: string;
+  /** Given to every worker of the pool, under what {@link WorkerPool.start} adds. */
+  env?: Record<string, string>;
+}
+
 /** A producer queue and the workers started on its prefix. */
 export class WorkerPool {
   readonly queue: Queue<InvoiceJobData, InvoiceReceipt>;
   readonly workers: WorkerProcess[] = [];
+  readonly prefix: string;
 
-  /** `env` is given to every worker of the pool, under what {@link start} adds. */
-  constructor(
-    private readonly redisUrl: string,
-    private readonly provider: Provider,
-    readonly prefix: string,
-    private readonly env: Record<string, string> = {},
-  ) {
-    this.queue = invoiceQueue(redisUrl, prefix);
+  constructor(private readonly options: WorkerPoolOptions) {
+    this.prefix = options.prefix;
+    this.queue = invoiceQueue(options.queueRedis ?? options.redisUrl, options.prefix);
   }
 
   /** Starts one more worker on the pool's prefix. */
   async start(name: string, env: Record<string, string> = {}): Promise<WorkerProcess> {
+    const { redisUrl, provider, prefix } = this.options;
     const worker = await startWorker({
       name,
-      redisUrl: this.redisUrl,
-      providerUrl: this.provider.url,
-      prefix: this.prefix,
-      keyPrefix: `${this.prefix}:idem:`,
-      env: { ...this.env, ...env },
+      redisUrl,
+      providerUrl: provider.url,
+      prefix,
+      keyPrefix: `${prefix}:idem:`,
+      env: { ...this.options.env, ...env },
     });
     this.workers.push(worker);
     return worker;
@@ -71,7 +82,8 @@ export async function startJobsStack(
   return {
     redis,
     provider,
-    pool: (name, env) => new WorkerPool(redis.url, provider, `e2e-${name}-${uniqueTag()}`, env),
+    pool: (name, env) =>
+      new WorkerPool({ redisUrl: redis.url, provider, prefix: `e2e-${name}-${uniqueTag()}`, env }),
     close: async () => {
       await provider.process.kill('SIGTERM');
       await redis.close();
@@ -95,7 +107,7 @@ export async function startWorkerGroup(
   provider: Provider,
   env: Record<string, string> = {},
 ): Promise<WorkerGroup> {
-  const pool = new WorkerPool(redisUrl, provider, `e2e-${name}-${uniqueTag()}`, env);
+  const pool = new WorkerPool({ redisUrl, provider, prefix: `e2e-${name}-${uniqueTag()}`, env });
   const worker = await pool.start(name);
   return { worker, queue: pool.queue, prefix: pool.prefix, close: () => pool.close() };
 }
