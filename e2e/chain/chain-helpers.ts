@@ -1,29 +1,7 @@
-/** What the chain suites share: one stack per suite, the Redis record of a payment of tenant a, its state. */
-import { afterAll, beforeAll, beforeEach } from '@jest/globals';
+/** What the chain suites share: the Redis record of a payment of tenant a, and its state. */
 import { waitFor } from '@retry-safe/testing';
 import type { Redis } from 'ioredis';
-import { DEMO_TENANTS, startStack, type Stack, type StackOptions } from '@retry-safe/scenarios';
-
-/**
- * Starts one stack for the enclosing `describe` (closed after it) and resets its faults, counters and ledgers
- * before each test. Returns the running stack, for the tests to call.
- */
-export function useStack(options: StackOptions = {}): () => Stack {
-  let stack: Stack | undefined;
-  beforeAll(async () => {
-    stack = await startStack(options);
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
-  beforeEach(async () => {
-    await stack?.reset();
-  });
-  return () => {
-    if (stack === undefined) throw new Error('the stack is not running (beforeAll failed?)');
-    return stack;
-  };
-}
+import { DEMO_TENANTS, type Stack } from '@retry-safe/scenarios';
 
 const TENANT_A_HEX = DEMO_TENANTS.a.tenantId.replaceAll('-', '');
 

@@ -9,7 +9,8 @@ import { randomUUID } from 'node:crypto';
 import { newKey, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { healthy, paymentTraffic } from '../failures/failure-helpers.js';
-import { recordKeyOf, useStack } from './chain-helpers.js';
+import { recordKeyOf } from './chain-helpers.js';
+import { useStack } from '../support/stack.js';
 /** Long enough to stop Redis while the provider holds the charge. */
 const HOLD_MS = 1_500;
 

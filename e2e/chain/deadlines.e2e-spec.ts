@@ -18,7 +18,8 @@ import { newKey, pay } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { DEMO_TENANTS, type Stack } from '@retry-safe/scenarios';
 import { PROBLEM, paymentTraffic } from '../failures/failure-helpers.js';
-import { journalOf, stored, useStack } from './chain-helpers.js';
+import { journalOf, stored } from './chain-helpers.js';
+import { useStack } from '../support/stack.js';
 
 const GATEWAY_DEADLINE_MS = 1_500;
 /** How long the provider holds the charge: longer than the gateway's deadline. */

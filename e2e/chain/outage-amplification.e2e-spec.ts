@@ -10,7 +10,7 @@ import { DEFAULT_RETRY_BUDGET } from '@retry-safe/http-client';
 import type { Response } from 'supertest';
 import { sleep } from '@retry-safe/testing';
 import { pay } from '../support/client.js';
-import { useStack } from './chain-helpers.js';
+import { useStack } from '../support/stack.js';
 import { paymentTraffic } from '../failures/failure-helpers.js';
 
 const RATE_PER_S = 50;

@@ -9,7 +9,8 @@ import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { newKey, pay } from '../support/client.js';
 import { CHARGES_ROUTE, PROBLEM, paymentTraffic } from '../failures/failure-helpers.js';
-import { recordState, useStack } from './chain-helpers.js';
+import { recordState } from './chain-helpers.js';
+import { useStack } from '../support/stack.js';
 
 describe('the provider throttling', () => {
   const stack = useStack();

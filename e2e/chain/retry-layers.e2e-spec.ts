@@ -10,7 +10,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { newKey, pay } from '../support/client.js';
-import { useStack } from './chain-helpers.js';
+import { useStack } from '../support/stack.js';
 import { PROBLEM, healthy, paymentTraffic } from '../failures/failure-helpers.js';
 
 /** orders' `UPSTREAM_RETRIES` default: the only layer that retries payments' 503. */

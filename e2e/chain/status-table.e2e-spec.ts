@@ -16,7 +16,8 @@ import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { sendRaw, type RawResponse } from '../support/raw-http.js';
 import { DEMO_TENANTS, repoRoot, type FaultRule, type Stack } from '@retry-safe/scenarios';
 import { PROBLEM, healthy, paymentTraffic, type PaymentTraffic } from '../failures/failure-helpers.js';
-import { recordKeyOf, useStack, withRedis } from './chain-helpers.js';
+import { recordKeyOf, withRedis } from './chain-helpers.js';
+import { useStack } from '../support/stack.js';
 
 /** One row of the table. */
 interface Row {

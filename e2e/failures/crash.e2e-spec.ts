@@ -9,11 +9,12 @@
  * | on             | 2              | 1       | the charge the dead process made |
  * | off            | 2              | 2       | a second charge (the crash path's duplicate) |
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { newKey, pay, sendNow } from '../support/client.js';
+import { itPerProviderDedup, useStack } from '../support/stack.js';
 import { chargeIsHeld } from '../support/hold.js';
-import { startStack, type Stack } from '@retry-safe/scenarios';
+
 import { PAYMENTS_ROUTE, PROBLEM, ORDER_PAYMENTS_ROUTE, payUntilFinal } from './failure-helpers.js';
 
 /** Long enough to outlast the first call's failure and a payments restart on a loaded machine. */
@@ -22,26 +23,22 @@ const LEASE_MS = 6_000;
 const PROVIDER_HOLD_MS = 60_000;
 
 describe(`scenario 5: a payments process dies inside the action (IDEMPOTENCY_LEASE_MS=${LEASE_MS})`, () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack({
+  const suite = useStack(
+    {
       payments: { IDEMPOTENCY_LEASE_MS: String(LEASE_MS) },
       provider: { PROVIDER_DEDUP: 'on' },
-    });
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+    },
+    { resetEach: false },
+  );
 
-  it.each([
-    { dedup: 'on', charges: 1, chargeOfTheDeadProcess: true },
-    { dedup: 'off', charges: 2, chargeOfTheDeadProcess: false },
-  ] as const)(
+  itPerProviderDedup(
+    suite,
+    [
+      { dedup: 'on', charges: 1, chargeOfTheDeadProcess: true },
+      { dedup: 'off', charges: 2, chargeOfTheDeadProcess: false },
+    ] as const,
     'provider dedup $dedup: 409 until the lease ends, then one retry runs; $charges provider charge(s)',
-    async ({ dedup, charges, chargeOfTheDeadProcess }) => {
-      await stack.restart('provider', { PROVIDER_DEDUP: dedup });
-      await stack.reset();
+    async (stack, { charges, chargeOfTheDeadProcess }) => {
       await stack.setFaults('provider', [
         {
           method: 'POST',

@@ -8,12 +8,13 @@
  * | on             | hit, same bytes       | runs, same provider charge and Charge id | 1 |
  * | off            | hit, same bytes       | runs, a second charge      | 2       |
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { waitFor } from '@retry-safe/testing';
 import type { Redis } from 'ioredis';
 import { newKey, pay } from '../support/client.js';
-import { DEMO_TENANTS, startStack, type Stack } from '@retry-safe/scenarios';
+import { itPerProviderDedup, useStack } from '../support/stack.js';
+import { DEMO_TENANTS } from '@retry-safe/scenarios';
 import { paymentTraffic } from './failure-helpers.js';
 
 const TTL_MS = 1_500;
@@ -22,29 +23,30 @@ const EXPIRY_SLACK_MS = 500;
 const TENANT_A_HEX = DEMO_TENANTS.a.tenantId.replaceAll('-', '');
 
 describe(`scenario 4: the record expired (IDEMPOTENCY_TTL_MS=${TTL_MS})`, () => {
-  let stack: Stack;
   let redis: Redis;
-
-  beforeAll(async () => {
-    stack = await startStack({
+  const suite = useStack(
+    {
       payments: { IDEMPOTENCY_TTL_MS: String(TTL_MS) },
       provider: { PROVIDER_DEDUP: 'on' },
-    });
-    redis = stack.redis.client();
+    },
+    { resetEach: false },
+  );
+
+  beforeAll(() => {
+    redis = suite().redis.client();
   });
-  afterAll(async () => {
+  afterAll(() => {
     redis?.disconnect();
-    await stack?.close();
   });
 
-  it.each([
-    { dedup: 'on', charges: 1, sameProviderCharge: true },
-    { dedup: 'off', charges: 2, sameProviderCharge: false },
-  ] as const)(
+  itPerProviderDedup(
+    suite,
+    [
+      { dedup: 'on', charges: 1, sameProviderCharge: true },
+      { dedup: 'off', charges: 2, sameProviderCharge: false },
+    ] as const,
     'provider dedup $dedup: a hit within the TTL, a new execution after it; $charges provider charge(s)',
-    async ({ dedup, charges, sameProviderCharge }) => {
-      await stack.restart('provider', { PROVIDER_DEDUP: dedup });
-      await stack.reset();
+    async (stack, { charges, sameProviderCharge }) => {
       const key = newKey();
       const orderId = randomUUID();
       const record = `idem:payment.charge.${TENANT_A_HEX}:${key}`;

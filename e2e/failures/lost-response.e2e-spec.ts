@@ -8,33 +8,27 @@
  * | off                               | 2              | 2       | the second charge        |
  * | on (by `payment.charge.<tenant>.<key>`) | 2        | 1       | the original charge      |
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { newKey, pay } from '../support/client.js';
-import { DEMO_TENANTS, startStack, type Stack } from '@retry-safe/scenarios';
+import { itPerProviderDedup, useStack } from '../support/stack.js';
+import { DEMO_TENANTS } from '@retry-safe/scenarios';
 import { metricSum, paymentTraffic } from './failure-helpers.js';
 
 const TENANT_A_HEX = DEMO_TENANTS.a.tenantId.replaceAll('-', '');
 
 describe('scenario 1: the provider charged, but its response was lost', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack({ provider: { PROVIDER_DEDUP: 'off' } });
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const suite = useStack({ provider: { PROVIDER_DEDUP: 'off' } }, { resetEach: false });
 
   // Ordered so the first row runs on the stack as started.
-  it.each([
-    { dedup: 'off', charges: 2, original: false, gets: 'a second charge' },
-    { dedup: 'on', charges: 1, original: true, gets: 'the original charge' },
-  ] as const)(
+  itPerProviderDedup(
+    suite,
+    [
+      { dedup: 'off', charges: 2, original: false, gets: 'a second charge' },
+      { dedup: 'on', charges: 1, original: true, gets: 'the original charge' },
+    ] as const,
     'provider dedup $dedup: 2 provider calls, $charges charge(s); the client gets 201 with $gets',
-    async ({ dedup, charges, original }) => {
-      await stack.restart('provider', { PROVIDER_DEDUP: dedup });
-      await stack.reset();
+    async (stack, { charges, original }) => {
       await stack.setFaults('provider', [
         { method: 'POST', path: '/v1/charges', at: 'after-handler', action: 'drop', times: 1 },
       ]);

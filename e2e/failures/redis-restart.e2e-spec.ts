@@ -9,11 +9,12 @@
  *
  * `appendonly yes` + `appendfsync always` is what docker-compose runs. Services are not restarted: they reconnect.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
 import { newKey, pay } from '../support/client.js';
-import { DEMO_TENANTS, startStack, type Stack } from '@retry-safe/scenarios';
+import { itPerProviderDedup, useStack } from '../support/stack.js';
+import { DEMO_TENANTS, type Stack } from '@retry-safe/scenarios';
 import { healthy, paymentTraffic } from './failure-helpers.js';
 
 const TENANT_A_HEX = DEMO_TENANTS.a.tenantId.replaceAll('-', '');
@@ -42,23 +43,16 @@ async function payRestartReplay(
 
 describe('scenario 3: Redis restarts', () => {
   describe('without persistence', () => {
-    let stack: Stack;
+    const suite = useStack({ provider: { PROVIDER_DEDUP: 'off' } }, { resetEach: false });
 
-    beforeAll(async () => {
-      stack = await startStack({ provider: { PROVIDER_DEDUP: 'off' } });
-    });
-    afterAll(async () => {
-      await stack?.close();
-    });
-
-    it.each([
-      { dedup: 'off', charges: 2 },
-      { dedup: 'on', charges: 1 },
-    ] as const)(
+    itPerProviderDedup(
+      suite,
+      [
+        { dedup: 'off', charges: 2 },
+        { dedup: 'on', charges: 1 },
+      ] as const,
       'provider dedup $dedup: the record is gone, the replay runs again; $charges provider charge(s)',
-      async ({ dedup, charges }) => {
-        await stack.restart('provider', { PROVIDER_DEDUP: dedup });
-
+      async (stack, { dedup, charges }) => {
         const { first, replay, record, keptRecord } = await payRestartReplay(stack);
 
         expect(keptRecord).toBe(false);
@@ -82,16 +76,13 @@ describe('scenario 3: Redis restarts', () => {
   });
 
   describe('with appendonly yes and appendfsync always', () => {
-    let stack: Stack;
-
-    beforeAll(async () => {
-      stack = await startStack({ redis: { appendOnly: true }, provider: { PROVIDER_DEDUP: 'off' } });
-    });
-    afterAll(async () => {
-      await stack?.close();
-    });
+    const suite = useStack(
+      { redis: { appendOnly: true }, provider: { PROVIDER_DEDUP: 'off' } },
+      { resetEach: false },
+    );
 
     it('the record survives; the replay is a hit with the same bytes; 1 provider charge (even with dedup off)', async () => {
+      const stack = suite();
       const { first, replay, keptRecord } = await payRestartReplay(stack);
 
       expect(keptRecord).toBe(true);
