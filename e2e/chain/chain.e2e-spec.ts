@@ -14,7 +14,7 @@
  * "No coordinator" runs with provider dedup off, where it would otherwise hide the duplicates; fresh keys defeat
  * provider dedup anyway.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import { Queue } from 'bullmq';
 import request from 'supertest';
@@ -26,10 +26,10 @@ import {
   stackTarget,
   DEMO_INTERNAL_TOKEN,
   DEMO_TENANTS,
-  startStack,
   type Stack,
 } from '@retry-safe/scenarios';
 import { newKey, pay, sendNow } from '../support/client.js';
+import { useStack } from '../support/stack.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 
 const ORDERS_ROUTE = 'POST /v1/orders/:orderId/payments';
@@ -47,28 +47,21 @@ function payDirectly(stack: Stack, key: string, orderId: string, amount: number)
 }
 
 describe('chain: gateway -> orders -> payments -> provider', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
+  const stack = useStack({}, { resetEach: false });
 
   describe('409 and 422 from payments reach the client unchanged through both hops', () => {
     beforeEach(async () => {
-      await stack.reset();
+      await stack().reset();
     });
 
     it('422 idempotency_key_reused: same status, body bytes and media type as payments answered, no retries', async () => {
       const key = newKey();
       const orderId = randomUUID();
-      expect((await pay(stack, { key, orderId, amount: 1000 })).status).toBe(201);
-      await stack.reset();
+      expect((await pay(stack(), { key, orderId, amount: 1000 })).status).toBe(201);
+      await stack().reset();
 
-      const client = await pay(stack, { key, orderId, amount: 1500 });
-      const fromPayments = await payDirectly(stack, key, orderId, 1500);
+      const client = await pay(stack(), { key, orderId, amount: 1500 });
+      const fromPayments = await payDirectly(stack(), key, orderId, 1500);
 
       expect(fromPayments.status).toBe(422);
       expect(client.status).toBe(422);
@@ -76,20 +69,20 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
       expect(client.body).toMatchObject({ code: 'idempotency_key_reused', status: 422 });
       expect(client.text).toBe(fromPayments.text);
       // One request per hop for the client's call (plus the direct one at payments): a 4xx is never retried.
-      expect((await stack.faultCounts('orders'))[ORDERS_ROUTE]).toBe(1);
-      expect((await stack.faultCounts('payments'))[PAYMENTS_ROUTE]).toBe(2);
-      expect((await stack.providerCharges()).calls).toBe(0);
+      expect((await stack().faultCounts('orders'))[ORDERS_ROUTE]).toBe(1);
+      expect((await stack().faultCounts('payments'))[PAYMENTS_ROUTE]).toBe(2);
+      expect((await stack().providerCharges()).calls).toBe(0);
     });
 
     it('409 payment_in_progress: same status, body bytes and Retry-After as payments answered, no retries', async () => {
-      await holdNextCharge(stack);
+      await holdNextCharge(stack());
       const key = newKey();
       const orderId = randomUUID();
-      const first = sendNow(pay(stack, { key, orderId, amount: 1000 }));
-      await chargeIsHeld(stack);
+      const first = sendNow(pay(stack(), { key, orderId, amount: 1000 }));
+      await chargeIsHeld(stack());
 
-      const client = await pay(stack, { key, orderId, amount: 1000 });
-      const fromPayments = await payDirectly(stack, key, orderId, 1000);
+      const client = await pay(stack(), { key, orderId, amount: 1000 });
+      const fromPayments = await payDirectly(stack(), key, orderId, 1000);
 
       expect(fromPayments.status).toBe(409);
       expect(client.status).toBe(409);
@@ -99,14 +92,14 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
       expect(client.body).toMatchObject({ code: 'payment_in_progress', status: 409 });
       expect(client.text).toBe(fromPayments.text);
       expect((await first).status).toBe(201);
-      expect((await stack.faultCounts('orders'))[ORDERS_ROUTE]).toBe(2);
-      expect((await stack.faultCounts('payments'))[PAYMENTS_ROUTE]).toBe(3);
-      expect((await stack.providerCharges()).charges).toHaveLength(1);
+      expect((await stack().faultCounts('orders'))[ORDERS_ROUTE]).toBe(2);
+      expect((await stack().faultCounts('payments'))[PAYMENTS_ROUTE]).toBe(3);
+      expect((await stack().providerCharges()).charges).toHaveLength(1);
     });
   });
 
   describe('with two lost responses', () => {
-    const target = () => stackTarget(stack);
+    const target = () => stackTarget(stack());
 
     afterAll(async () => {
       // Every service back at its start-up settings for the blocks after this one.
@@ -153,14 +146,14 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
     let queue: Queue | undefined;
 
     beforeEach(async () => {
-      await stack.reset();
+      await stack().reset();
     });
     afterAll(async () => {
       await queue?.close();
     });
 
     function requestInvoice(orderId: string, body: object): request.Test {
-      return request(stack.urls.gateway)
+      return request(stack().urls.gateway)
         .post(`/v1/orders/${orderId}/invoices`)
         .set('Authorization', `Bearer ${DEMO_TENANTS.a.token}`)
         .set('Content-Type', 'application/json')
@@ -177,7 +170,7 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
       expect(first.body).toEqual({ deliveryId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
       expect(second.body.deliveryId).not.toBe(first.body.deliveryId);
 
-      queue = new Queue('invoices', { connection: { host: stack.redis.host, port: stack.redis.port } });
+      queue = new Queue('invoices', { connection: { host: stack().redis.host, port: stack().redis.port } });
       for (const { body } of [first, second]) {
         const job = await queue.getJob(body.deliveryId);
         expect(job?.data).toEqual({
@@ -195,7 +188,7 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
       const res = await requestInvoice(randomUUID(), { version: 0, email: 'not-an-email' });
       expect(res.status).toBe(400);
       expect(res.body).toMatchObject({ code: 'validation_failed' });
-      expect((await stack.faultCounts('orders'))['POST /v1/orders/:orderId/invoices']).toBeUndefined();
+      expect((await stack().faultCounts('orders'))['POST /v1/orders/:orderId/invoices']).toBeUndefined();
     });
   });
 });
