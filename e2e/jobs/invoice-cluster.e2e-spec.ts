@@ -29,8 +29,6 @@ import {
   settled,
   startProvider,
   uniqueTag,
-  type InvoiceJobData,
-  type InvoiceReceipt,
   type Provider,
   type WorkerProcess,
 } from './jobs-harness.js';
@@ -43,7 +41,6 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
   let provider: Provider;
   let pool: WorkerPool;
   let worker: WorkerProcess;
-  let queue: Queue<InvoiceJobData, InvoiceReceipt>;
   let deadLetters: Queue;
   let orders: ServiceProcess;
   let env: Record<string, string>;
@@ -70,7 +67,6 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
       },
     });
     worker = await pool.start('worker-cluster');
-    queue = pool.queue;
     deadLetters = invoiceQueue(client, prefix, DEAD_LETTER_QUEUE) as unknown as Queue;
     const ordersPort = await freePort();
     // orders as it runs anywhere else: only its environment names the Cluster (no payments behind it here).
@@ -100,8 +96,8 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
     await worker.setFaults([ACK_FAILS_ONCE]);
     const data = freshInvoice();
 
-    await queue.add('invoice', data, { jobId: data.deliveryId, attempts: 1 });
-    const { state, job } = await settled(queue, data.deliveryId);
+    await pool.queue.add('invoice', data, { jobId: data.deliveryId, attempts: 1 });
+    const { state, job } = await settled(pool.queue, data.deliveryId);
 
     const { calls, emails } = await provider.emails();
     const deliveries = (await worker.deliveries()).filter((d) => d.requestId === data.deliveryId);
@@ -135,8 +131,8 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
     };
     const before = (await provider.emails()).emails.length;
 
-    const first = await settled(queue, await ask());
-    const second = await settled(queue, await ask());
+    const first = await settled(pool.queue, await ask());
+    const second = await settled(pool.queue, await ask());
 
     expect([first.state, second.state]).toEqual(['completed', 'completed']);
     expect(second.job.returnvalue).toEqual(first.job.returnvalue);
@@ -151,9 +147,9 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
     await worker.setFaults([]);
     await provider.process.kill('SIGTERM');
     const data = freshInvoice();
-    await queue.add('invoice', data, { jobId: data.deliveryId, attempts: 1 });
+    await pool.queue.add('invoice', data, { jobId: data.deliveryId, attempts: 1 });
 
-    const dead = await settled(queue, data.deliveryId, HORIZON_MS + 10_000);
+    const dead = await settled(pool.queue, data.deliveryId, HORIZON_MS + 10_000);
     expect(dead.job.failedReason).toMatch(/^RETRY_HORIZON_EXHAUSTED: /);
     expect(await deadLetters.getWaitingCount()).toBe(1);
     await provider.process.start();
@@ -161,7 +157,7 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
     const first = await redriveCli(env, ['--all']);
     expect(first.code).toBe(0);
     expect(first.report.redriven.map((r) => r.deadJobId)).toEqual([data.deliveryId]);
-    expect((await settled(queue, first.report.redriven[0]!.jobId)).state).toBe('completed');
+    expect((await settled(pool.queue, first.report.redriven[0]!.jobId)).state).toBe('completed');
     expect(await redriveCli(env, ['--all'])).toEqual({ code: 0, report: { redriven: [], notFound: [] } });
     const { calls, emails } = await provider.emails();
     expect([calls, emails.length]).toEqual([1, 1]);
