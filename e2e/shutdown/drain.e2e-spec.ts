@@ -3,11 +3,12 @@
  * provider call finishes that payment (201, one charge) and then exits; a rolling restart of the chain's services
  * under a steady client load loses no payment and charges none twice.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { sleep } from '@retry-safe/testing';
 import { pay, newKey, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
-import { DEMO_TENANTS, startStack, type ServiceName, type Stack } from '@retry-safe/scenarios';
+import { DEMO_TENANTS, type ServiceName } from '@retry-safe/scenarios';
+import { useStack } from '../support/stack.js';
 
 // What a careful client retries with the same key: a hop that got no answer (502/504), a 503, a lost connection.
 const RETRIED_STATUSES = new Set([502, 503, 504]);
@@ -46,27 +47,17 @@ async function payUntilAnswered(
 }
 
 describe('drain: SIGTERM finishes the running requests before anything closes', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
-  beforeEach(async () => {
-    await stack.reset();
-  });
+  const stack = useStack();
 
   it.each<ServiceName>(['gateway', 'orders', 'payments'])(
     'SIGTERM to %s while a charge is inside the provider call: 201, charged once, and the process exits',
     async (service) => {
-      const [target] = stack.processes(service);
+      const [target] = stack().processes(service);
       if (target === undefined) throw new Error(`${service} is not running`);
-      await holdNextCharge(stack);
+      await holdNextCharge(stack());
       const call = { key: newKey(`drain-${service}`), orderId: crypto.randomUUID() };
-      const payment = sendNow(pay(stack, call));
-      await chargeIsHeld(stack);
+      const payment = sendNow(pay(stack(), call));
+      await chargeIsHeld(stack());
 
       const exited = target.kill('SIGTERM');
       const res = await payment;
@@ -77,7 +68,7 @@ describe('drain: SIGTERM finishes the running requests before anything closes', 
         1999,
         undefined,
       ]);
-      const { calls, charges } = await stack.providerCharges();
+      const { calls, charges } = await stack().providerCharges();
       expect([calls, charges.length]).toEqual([1, 1]);
       // The exit came from the shell's shutdown, after the drain, not from a timeout or a crash.
       expect(target.output()).toMatch(/"msg":"draining"[\s\S]*"msg":"stopped"/);
@@ -85,9 +76,9 @@ describe('drain: SIGTERM finishes the running requests before anything closes', 
 
       await target.start();
       // The same key after the restart is a replay: the record outlived the process.
-      const replay = await pay(stack, call);
+      const replay = await pay(stack(), call);
       expect([replay.status, replay.headers['idempotent-replayed']]).toEqual([201, 'true']);
-      expect((await stack.providerCharges()).charges).toHaveLength(1);
+      expect((await stack().providerCharges()).charges).toHaveLength(1);
     },
   );
 
@@ -97,13 +88,15 @@ describe('drain: SIGTERM finishes the running requests before anything closes', 
     const load = (async () => {
       for (let i = 0; i < MAX_PAYMENTS && restarting; i++) {
         const key = newKey(`rolling-${i}`);
-        payments.push(payUntilAnswered(() => stack.urls.gateway, key).then((result) => ({ key, ...result })));
+        payments.push(
+          payUntilAnswered(() => stack().urls.gateway, key).then((result) => ({ key, ...result })),
+        );
         await sleep(PAYMENT_INTERVAL_MS);
       }
     })();
     // One service after the other, each SIGTERMed (it drains) and started again on its port, while clients pay.
     for (const service of ['payments', 'orders', 'gateway'] as const) {
-      for (const running of stack.processes(service)) {
+      for (const running of stack().processes(service)) {
         await running.kill('SIGTERM');
         await running.start();
       }
@@ -114,7 +107,7 @@ describe('drain: SIGTERM finishes the running requests before anything closes', 
 
     expect(results.length).toBeGreaterThan(0);
     expect(results.filter((result) => result.status !== 201)).toEqual([]);
-    const { charges } = await stack.providerCharges();
+    const { charges } = await stack().providerCharges();
     const chargedKeys = charges.map((charge) => charge.idempotencyKey);
     // One provider charge per client payment: none lost, none twice.
     expect(chargedKeys).toHaveLength(results.length);

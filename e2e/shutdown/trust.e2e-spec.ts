@@ -3,13 +3,14 @@
  * nothing done downstream), and the internal services listen on 127.0.0.1 by default while the gateway, the public
  * edge, listens everywhere and keeps its metrics off its public port.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { networkInterfaces } from 'node:os';
 import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { newKey, pay } from '../support/client.js';
-import { DEMO_TENANTS, startStack, type Stack } from '@retry-safe/scenarios';
+import { DEMO_TENANTS } from '@retry-safe/scenarios';
+import { useStack } from '../support/stack.js';
 
 /** An IPv4 address of this host that is not loopback, if it has one. */
 function externalAddress(): string | undefined {
@@ -31,24 +32,14 @@ function accepts(host: string, port: number): Promise<boolean> {
 }
 
 describe('trust: internal services refuse callers without the internal credential', () => {
-  let stack: Stack;
-
-  beforeAll(async () => {
-    stack = await startStack();
-  });
-  afterAll(async () => {
-    await stack?.close();
-  });
-  beforeEach(async () => {
-    await stack.reset();
-  });
+  const stack = useStack();
 
   it.each([
     ['no credential', undefined],
     ['a wrong credential', 'Bearer not-the-internal-token-0123456789abcdef'],
     ["a client's API token", `Bearer ${DEMO_TENANTS.b.token}`],
   ])('orders with %s: 401 problem, payments called 0 times, 0 charges', async (_label, auth) => {
-    const req = request(stack.urls.orders)
+    const req = request(stack().urls.orders)
       .post(`/v1/orders/${randomUUID()}/payments`)
       .set('Content-Type', 'application/json')
       .set('x-tenant-id', DEMO_TENANTS.b.tenantId)
@@ -63,25 +54,25 @@ describe('trust: internal services refuse callers without the internal credentia
       'application/problem+json; charset=utf-8',
       'unauthorized',
     ]);
-    expect((await stack.faultCounts('payments'))['POST /v1/payments'] ?? 0).toBe(0);
-    expect(await stack.providerCharges()).toEqual({ calls: 0, charges: [] });
+    expect((await stack().faultCounts('payments'))['POST /v1/payments'] ?? 0).toBe(0);
+    expect(await stack().providerCharges()).toEqual({ calls: 0, charges: [] });
   });
 
   it('payments without the credential: 401 problem, the provider called 0 times, 0 charges', async () => {
-    const res = await request(stack.urls.payments)
+    const res = await request(stack().urls.payments)
       .post('/v1/payments')
       .set('Content-Type', 'application/json')
       .set('Idempotency-Key', newKey('untrusted-payments'))
       .send({ tenantId: DEMO_TENANTS.b.tenantId, orderId: randomUUID(), amount: 1999, currency: 'EUR' });
 
     expect([res.status, res.body.code]).toEqual([401, 'unauthorized']);
-    expect(await stack.providerCharges()).toEqual({ calls: 0, charges: [] });
+    expect(await stack().providerCharges()).toEqual({ calls: 0, charges: [] });
   });
 
   it('the chain itself is trusted: a client payment through the gateway charges once', async () => {
-    const res = await pay(stack, { key: newKey('trusted') });
+    const res = await pay(stack(), { key: newKey('trusted') });
     expect(res.status).toBe(201);
-    expect((await stack.providerCharges()).charges).toHaveLength(1);
+    expect((await stack().providerCharges()).charges).toHaveLength(1);
   });
 
   it('internal services accept connections on 127.0.0.1 only; the gateway on every interface, its /metrics not public', async () => {
@@ -89,13 +80,13 @@ describe('trust: internal services refuse callers without the internal credentia
     const port = (url: string) => Number(new URL(url).port);
     if (address !== undefined) {
       for (const service of ['orders', 'payments', 'provider'] as const) {
-        expect([service, await accepts(address, port(stack.urls[service]))]).toEqual([service, false]);
+        expect([service, await accepts(address, port(stack().urls[service]))]).toEqual([service, false]);
       }
-      expect(await accepts(address, port(stack.urls.gateway))).toBe(true);
+      expect(await accepts(address, port(stack().urls.gateway))).toBe(true);
     }
     for (const service of ['orders', 'payments', 'provider', 'gateway'] as const) {
-      expect([service, await accepts('127.0.0.1', port(stack.urls[service]))]).toEqual([service, true]);
+      expect([service, await accepts('127.0.0.1', port(stack().urls[service]))]).toEqual([service, true]);
     }
-    expect((await request(stack.urls.gateway).get('/metrics')).status).toBe(404);
+    expect((await request(stack().urls.gateway).get('/metrics')).status).toBe(404);
   });
 });
