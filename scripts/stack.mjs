@@ -1,14 +1,17 @@
 #!/usr/bin/env node
 // `pnpm stack`: runs provider-sim, payments, orders and the gateway (and the invoice worker when it is built) from
 // the built tree (apps/*/dist/main.js) in one terminal, every output line prefixed with its service. Ctrl-C or
-// SIGTERM stops them all (SIGTERM each: they drain; SIGKILL only once an orderly stop would be over). If one service exits, the others are stopped too.
+// SIGTERM stops them all (SIGTERM each: they drain; SIGKILL only once an orderly stop would be over). A service that
+// exits on its own (a crash, a kill -9) is logged and started again after 1 s, so a crash can be watched.
 //
-// Redis is not started here: point REDIS_URL at one (default redis://127.0.0.1:6379), e.g.
-// `docker run -p 6379:6379 redis:7-alpine` or `redis-server`. Every variable of the environment is passed to every
-// service; the ones below get defaults so the services find each other.
+// Redis and PostgreSQL are not started here: point REDIS_URL at a Redis (default redis://127.0.0.1:6379), e.g.
+// `redis-server`, and DATABASE_URL at a PostgreSQL database for orders (default
+// postgres://postgres@127.0.0.1:5432/retry_safe, created if it is missing; orders migrates it). Every variable of
+// the environment is passed to every service; the ones below get defaults so the services find each other.
 /* global fetch */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { setTimeout } from 'node:timers';
 import { URL, fileURLToPath } from 'node:url';
 
@@ -36,6 +39,7 @@ const ports = {
 const local = (port) => `http://127.0.0.1:${port}`;
 const shared = {
   REDIS_URL: env.REDIS_URL ?? 'redis://127.0.0.1:6379',
+  DATABASE_URL: env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/retry_safe',
   FAULTS_ENABLED: env.FAULTS_ENABLED ?? 'false',
   GATEWAY_PORT: ports.gateway,
   ORDERS_PORT: ports.orders,
@@ -68,11 +72,36 @@ if (missing.length > 0) {
   process.exit(1);
 }
 
+/** Creates the database of DATABASE_URL if it does not exist (connected to the server's `postgres` database). */
+async function ensureDatabase(url) {
+  // node-postgres is a dependency of orders, not of the root: load it from there.
+  const pg = createRequire(`${root}apps/orders/package.json`)('pg');
+  const target = new URL(url);
+  const name = decodeURIComponent(target.pathname.slice(1));
+  const admin = new URL(url);
+  admin.pathname = '/postgres';
+  const client = new pg.Client({ connectionString: admin.toString() });
+  try {
+    await client.connect();
+    const found = await client.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (found.rowCount === 0) {
+      await client.query(`CREATE DATABASE "${name.replaceAll('"', '""')}"`);
+      console.log(`stack: created database ${name}`);
+    }
+  } catch (error) {
+    // Orders reports the database itself when it starts; say here what this script tried.
+    console.error(`stack: could not check or create database ${name} (${error.message})`);
+  } finally {
+    await client.end().catch(() => {});
+  }
+}
+
+await ensureDatabase(shared.DATABASE_URL);
+
 const colors = process.stdout.isTTY ? [36, 33, 35, 32, 34] : [];
 const width = Math.max(...services.map((service) => service.name.length));
 const children = new Map();
 let stopping = false;
-let exitCode = 0;
 
 /** Writes each complete line of a stream with the service's prefix; keeps a partial line until it completes. */
 function prefixLines(stream, prefix, out) {
@@ -88,11 +117,10 @@ function prefixLines(stream, prefix, out) {
   });
 }
 
-services.forEach((service, index) => {
-  const color = colors[index % colors.length];
-  const label = service.name.padEnd(width);
-  const prefix = color === undefined ? `[${label}] ` : `\u001b[${color}m[${label}]\u001b[0m `;
-  // Its own process group: only this script signals it, once (a terminal's Ctrl-C would signal it too).
+const RESTART_DELAY_MS = 1_000;
+
+/** Starts a service in its own process group (only this script signals it, once: Ctrl-C would signal it too). */
+function start(service, prefix) {
   const child = spawn(process.execPath, [service.entry], {
     env: { ...env, ...shared },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -105,17 +133,27 @@ services.forEach((service, index) => {
     children.delete(service.name);
     process.stdout.write(`${prefix}exited (${signal ?? `code ${code}`})\n`);
     if (!stopping) {
-      exitCode = 1;
-      stop(`${service.name} exited`);
+      process.stdout.write(`${prefix}restarting in ${RESTART_DELAY_MS / 1000} s\n`);
+      setTimeout(() => {
+        if (!stopping) start(service, prefix);
+      }, RESTART_DELAY_MS);
+      return;
     }
-    if (children.size === 0) process.exit(exitCode);
+    if (children.size === 0) process.exit(0);
   });
+}
+
+services.forEach((service, index) => {
+  const color = colors[index % colors.length];
+  const label = service.name.padEnd(width);
+  start(service, color === undefined ? `[${label}] ` : `\u001b[${color}m[${label}]\u001b[0m `);
 });
 
 function stop(reason) {
   if (stopping) return;
   stopping = true;
   console.log(`stack: stopping (${reason})`);
+  if (children.size === 0) process.exit(0);
   for (const child of children.values()) child.kill('SIGTERM');
   setTimeout(() => {
     for (const child of children.values()) child.kill('SIGKILL');
@@ -146,7 +184,7 @@ async function announce() {
   if (stopping) return;
   if (waiting.size > 0) {
     console.log(
-      `stack: not healthy after 30 s: ${[...waiting].join(', ')} (is Redis up at ${new URL(shared.REDIS_URL).host}?)`,
+      `stack: not healthy after 30 s: ${[...waiting].join(', ')} (is Redis up at ${new URL(shared.REDIS_URL).host}, PostgreSQL at ${new URL(shared.DATABASE_URL).host}?)`,
     );
     return;
   }

@@ -28,7 +28,8 @@ import {
   DEMO_TENANTS,
   type Stack,
 } from '@retry-safe/scenarios';
-import { newKey, pay, sendNow } from '../support/client.js';
+import { waitFor } from '@retry-safe/testing';
+import { newKey, newOrder, pay, sendNow } from '../support/client.js';
 import { useStack } from '../support/stack.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 
@@ -56,7 +57,7 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
 
     it('422 idempotency_key_reused: same status, body bytes and media type as payments answered, no retries', async () => {
       const key = newKey();
-      const orderId = randomUUID();
+      const orderId = await newOrder(stack());
       expect((await pay(stack(), { key, orderId, amount: 1000 })).status).toBe(201);
       await stack().reset();
 
@@ -77,7 +78,7 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
     it('409 payment_in_progress: same status, body bytes and Retry-After as payments answered, no retries', async () => {
       await holdNextCharge(stack());
       const key = newKey();
-      const orderId = randomUUID();
+      const orderId = await newOrder(stack());
       const first = sendNow(pay(stack(), { key, orderId, amount: 1000 }));
       await chargeIsHeld(stack());
 
@@ -161,7 +162,7 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
     }
 
     it('202 {deliveryId}; calling twice publishes two deliveries of the same invoice (a producer retry)', async () => {
-      const orderId = randomUUID();
+      const orderId = await newOrder(stack());
       const first = await requestInvoice(orderId, { version: 1, email: 'billing@example.com' });
       const second = await requestInvoice(orderId, { version: 1, email: 'billing@example.com' });
 
@@ -170,9 +171,17 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
       expect(first.body).toEqual({ deliveryId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
       expect(second.body.deliveryId).not.toBe(first.body.deliveryId);
 
-      queue = new Queue('invoices', { connection: { host: stack().redis.host, port: stack().redis.port } });
+      const invoices = new Queue('invoices', {
+        connection: { host: stack().redis.host, port: stack().redis.port },
+      });
+      queue = invoices;
       for (const { body } of [first, second]) {
-        const job = await queue.getJob(body.deliveryId);
+        // Published by orders' outbox relay after the commit, not before the 202.
+        const job = await waitFor(`job ${body.deliveryId} on the queue`, async () => {
+          const found = await invoices.getJob(body.deliveryId);
+          if (found === undefined) throw new Error('not published yet');
+          return found;
+        });
         expect(job?.data).toEqual({
           deliveryId: body.deliveryId,
           tenantId: DEMO_TENANTS.a.tenantId,

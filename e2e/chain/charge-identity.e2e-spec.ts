@@ -5,8 +5,7 @@
  * random id per execution, two ids for one provider charge.
  */
 import { describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
-import { newKey, pay, sendNow } from '../support/client.js';
+import { newKey, newOrder, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { healthy, paymentTraffic } from '../failures/failure-helpers.js';
 import { recordKeyOf } from './chain-helpers.js';
@@ -20,7 +19,7 @@ describe('one identity per Charge', () => {
 
   it('re-executed after a lost completion, the payment answers 201 with the same Charge id, 1 provider charge', async () => {
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack());
     const record = recordKeyOf(key);
     await holdNextCharge(stack(), HOLD_MS);
     const pending = sendNow(pay(stack(), { key, orderId, amount: 8800 }));

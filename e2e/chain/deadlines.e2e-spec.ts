@@ -12,9 +12,8 @@
  * The provider holds the charge, so that payments is inside its handler (and journals its caller leaving).
  */
 import { describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
 import { waitFor } from '@retry-safe/testing';
-import { newKey, pay } from '../support/client.js';
+import { newKey, newOrder, pay } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { DEMO_TENANTS, type Stack } from '@retry-safe/scenarios';
 import { PROBLEM, paymentTraffic } from '../failures/failure-helpers.js';
@@ -60,7 +59,7 @@ describe('deadlines and cancellation along the chain', () => {
   it('a client that hangs up aborts orders and, through it, payments; payments still finishes the provider charge', async () => {
     await holdNextCharge(stack(), HOLD_MS);
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack());
     const { hangUp, done } = payAndHangUp(stack(), key, orderId);
     await chargeIsHeld(stack());
 

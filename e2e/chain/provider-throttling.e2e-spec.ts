@@ -6,8 +6,7 @@
  * `payment_rejected`. Before: every 4xx of the provider was 422, and a 503 was a 502 that every hop retried.
  */
 import { describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
-import { newKey, pay } from '../support/client.js';
+import { newKey, newOrder, pay } from '../support/client.js';
 import { CHARGES_ROUTE, PROBLEM, paymentTraffic } from '../failures/failure-helpers.js';
 import { recordState } from './chain-helpers.js';
 import { useStack } from '../support/stack.js';
@@ -35,7 +34,7 @@ describe('the provider throttling', () => {
         },
       ]);
       const key = newKey();
-      const orderId = randomUUID();
+      const orderId = await newOrder(stack());
 
       const throttled = await pay(stack(), { key, orderId, amount: 3300 });
 

@@ -8,8 +8,7 @@
  * (item 2): every payments attempt then answers at once, and the 503 arrives within 2.5 s.
  */
 import { describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
-import { newKey, pay } from '../support/client.js';
+import { newKey, newOrder, pay } from '../support/client.js';
 import { useStack } from '../support/stack.js';
 import { PROBLEM, healthy, paymentTraffic } from '../failures/failure-helpers.js';
 
@@ -23,7 +22,7 @@ describe('one retrying layer: Redis refusing connections', () => {
 
   it(`the client gets 503 idempotency_store_unavailable with Retry-After; payments saw ${1 + ORDERS_RETRIES} attempts, orders 1, and the 503 came within ${CLIENT_503_WITHIN_MS} ms`, async () => {
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack());
     await stack().redis.control!.stop();
     let res;
     let elapsedMs: number;

@@ -11,7 +11,7 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { newKey, pay, sendNow } from '../support/client.js';
+import { newKey, newOrder, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { sendRaw, type RawResponse } from '../support/raw-http.js';
 import { DEMO_TENANTS, repoRoot, type FaultRule, type Stack } from '@retry-safe/scenarios';
@@ -96,7 +96,9 @@ const COVERED_ELSEWHERE: Record<string, string> = {
 
 function drivers(stack: Stack): Record<string, () => Driver> {
   const key = newKey('status');
-  const orderId = randomUUID();
+  // One real order for the rows that pay it twice, created on first use (a payment needs an existing order).
+  let order: Promise<string> | undefined;
+  const orderId = (): Promise<string> => (order ??= newOrder(stack));
   /** One payment while `service` applies `rule`. */
   const payWithFault = (service: 'payments' | 'provider', rule: FaultRule): Driver => ({
     setUp: () => stack.setFaults(service, [rule]),
@@ -123,10 +125,10 @@ function drivers(stack: Stack): Record<string, () => Driver> {
       return {
         setUp: async () => {
           await holdNextCharge(stack, HOLD_MS);
-          first = sendNow(pay(stack, { key, orderId }));
+          first = sendNow(pay(stack, { key, orderId: await orderId() }));
           await chargeIsHeld(stack);
         },
-        call: () => pay(stack, { key, orderId }),
+        call: async () => pay(stack, { key, orderId: await orderId() }),
         tearDown: async () => {
           await first;
         },
@@ -150,15 +152,15 @@ function drivers(stack: Stack): Record<string, () => Driver> {
     }),
     '422 idempotency_key_reused': () => ({
       setUp: async () => {
-        expect((await pay(stack, { key, orderId, amount: 1000 })).status).toBe(201);
+        expect((await pay(stack, { key, orderId: await orderId(), amount: 1000 })).status).toBe(201);
       },
-      call: () => pay(stack, { key, orderId, amount: 1500 }),
+      call: async () => pay(stack, { key, orderId: await orderId(), amount: 1500 }),
     }),
     '422 payment_rejected': () =>
       payWithFault('provider', { ...PROVIDER_CHARGES, action: 'status', status: 402, code: 'card_declined' }),
     '500 idempotency_record_corrupt': () => ({
       setUp: async () => {
-        expect((await pay(stack, { key, orderId })).status).toBe(201);
+        expect((await pay(stack, { key, orderId: await orderId() })).status).toBe(201);
         // Keep the record's header (version, state, fence, fingerprint), break the stored Charge.
         await withRedis(stack, async (redis) => {
           const record = recordKeyOf(key);
@@ -167,7 +169,7 @@ function drivers(stack: Stack): Record<string, () => Driver> {
           await redis.set(record, `${raw.slice(0, raw.indexOf('{'))}{"id":`, 'KEEPTTL');
         });
       },
-      call: () => pay(stack, { key, orderId }),
+      call: async () => pay(stack, { key, orderId: await orderId() }),
     }),
     '500 internal_error': () =>
       payWithFault('payments', { ...PAYMENTS_CALLS, action: 'status', status: 500, code: 'internal_error' }),

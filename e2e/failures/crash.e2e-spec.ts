@@ -10,8 +10,7 @@
  * | off            | 2              | 2       | a second charge (the crash path's duplicate) |
  */
 import { describe, expect } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
-import { newKey, pay, sendNow } from '../support/client.js';
+import { newKey, newOrder, pay, sendNow } from '../support/client.js';
 import { itPerProviderDedup, useStack } from '../support/stack.js';
 import { chargeIsHeld } from '../support/hold.js';
 
@@ -50,7 +49,7 @@ describe(`scenario 5: a payments process dies inside the action (IDEMPOTENCY_LEA
         },
       ]);
       const key = newKey();
-      const orderId = randomUUID();
+      const orderId = await newOrder(stack);
       const [payments] = stack.processes('payments');
       if (payments === undefined) throw new Error('no payments process');
 

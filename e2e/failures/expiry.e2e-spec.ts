@@ -9,10 +9,9 @@
  * | off            | hit, same bytes       | runs, a second charge      | 2       |
  */
 import { afterAll, beforeAll, describe, expect } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
 import { waitFor } from '@retry-safe/testing';
 import type { Redis } from 'ioredis';
-import { newKey, pay } from '../support/client.js';
+import { newKey, newOrder, pay } from '../support/client.js';
 import { itPerProviderDedup, useStack } from '../support/stack.js';
 import { DEMO_TENANTS } from '@retry-safe/scenarios';
 import { paymentTraffic } from './failure-helpers.js';
@@ -48,7 +47,7 @@ describe(`scenario 4: the record expired (IDEMPOTENCY_TTL_MS=${TTL_MS})`, () => 
     'provider dedup $dedup: a hit within the TTL, a new execution after it; $charges provider charge(s)',
     async (stack, { charges, sameProviderCharge }) => {
       const key = newKey();
-      const orderId = randomUUID();
+      const orderId = await newOrder(stack);
       const record = `idem:payment.charge.${TENANT_A_HEX}:${key}`;
 
       const sentAt = Date.now();

@@ -9,8 +9,7 @@
  * | on (by `payment.charge.<tenant>.<key>`) | 2        | 1       | the original charge      |
  */
 import { describe, expect } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
-import { newKey, pay } from '../support/client.js';
+import { newKey, newOrder, pay } from '../support/client.js';
 import { itPerProviderDedup, useStack } from '../support/stack.js';
 import { DEMO_TENANTS } from '@retry-safe/scenarios';
 import { metricSum, paymentTraffic } from './failure-helpers.js';
@@ -35,7 +34,7 @@ describe('scenario 1: the provider charged, but its response was lost', () => {
       const events = (type: string) => metricSum(stack, 'payments', 'idempotency_events_total', { type });
       const [missesBefore, storeErrorsBefore] = [await events('miss'), await events('store_error')];
       const key = newKey();
-      const orderId = randomUUID();
+      const orderId = await newOrder(stack);
 
       const res = await pay(stack, { key, orderId, amount: 3100, currency: 'EUR' });
 

@@ -12,10 +12,9 @@
  * layer). Nothing is restarted: the services reconnect to Redis on their own.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
 import { waitFor } from '@retry-safe/testing';
 import type { Response } from 'supertest';
-import { newKey, pay } from '../support/client.js';
+import { newKey, newOrder, pay } from '../support/client.js';
 import { DEMO_TENANTS, startStack, type ServiceName, type Stack } from '@retry-safe/scenarios';
 import { PROBLEM, healthy, metricSum, paymentTraffic } from './failure-helpers.js';
 
@@ -118,7 +117,7 @@ describe('scenario 2: Redis is down', () => {
 
   it(`fail-closed, Redis stopped: both calls get 503 within ${BOUND_MS} ms and nothing is charged; back up, the key charges once`, async () => {
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack);
     await stack.redis.control!.stop();
 
     const calls = await twoCalls(stack, key, orderId);
@@ -140,7 +139,7 @@ describe('scenario 2: Redis is down', () => {
 
   it(`fail-closed, Redis paused (answers nothing): each store call gives up after ${COMMAND_TIMEOUT_MS} ms; 503 within ${BOUND_MS} ms`, async () => {
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack);
     const storeErrorsBefore = await metricSum(stack, 'payments', 'idempotency_events_total', {
       type: 'store_error',
     });
@@ -191,7 +190,7 @@ describe('scenario 2: Redis is down', () => {
       type: 'fail_open',
     });
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack);
     await stack.redis.control!.stop();
 
     const calls = await twoCalls(stack, key, orderId);

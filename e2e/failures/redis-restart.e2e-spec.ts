@@ -10,9 +10,8 @@
  * `appendonly yes` + `appendfsync always` is what docker-compose runs. Services are not restarted: they reconnect.
  */
 import { describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
 import type { Response } from 'supertest';
-import { newKey, pay } from '../support/client.js';
+import { newKey, newOrder, pay } from '../support/client.js';
 import { itPerProviderDedup, useStack } from '../support/stack.js';
 import { DEMO_TENANTS, type Stack } from '@retry-safe/scenarios';
 import { healthy, paymentTraffic } from './failure-helpers.js';
@@ -25,7 +24,7 @@ async function payRestartReplay(
 ): Promise<{ first: Response; replay: Response; record: string; keptRecord: boolean }> {
   await stack.reset();
   const key = newKey();
-  const orderId = randomUUID();
+  const orderId = await newOrder(stack);
   const record = `idem:payment.charge.${TENANT_A_HEX}:${key}`;
   const first = await pay(stack, { key, orderId, amount: 5200 });
   expect(first.status).toBe(201);

@@ -9,8 +9,7 @@
  * | wait                    | 1                | the same Charge, all 200 (1 executed, 199 replayed) |
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
-import { newKey, pay, sendNow } from '../support/client.js';
+import { newKey, newOrder, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { startStack, type Stack } from '@retry-safe/scenarios';
 import { PAYMENTS_ROUTE, metricSum, paymentTraffic } from './failure-helpers.js';
@@ -39,7 +38,7 @@ describe(`scenario 7: 2 payments replicas, ${REQUESTS} concurrent requests, one 
     const outcome = (value: string) => metricSum(stack, 'payments', 'payments_total', { outcome: value });
     const [executedBefore, replayedBefore] = [await outcome('executed'), await outcome('replayed')];
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack);
 
     const responses = await Promise.all(
       Array.from({ length: REQUESTS }, () => sendNow(pay(stack, { key, orderId, amount: 9900 }))),

@@ -13,9 +13,8 @@
  * `lease_lost` event.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { randomUUID } from 'node:crypto';
 import { sleep } from '@retry-safe/testing';
-import { newKey, pay, sendNow } from '../support/client.js';
+import { newKey, newOrder, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { startStack, type Stack } from '@retry-safe/scenarios';
 import { PROBLEM, metricSum, paymentTraffic } from './failure-helpers.js';
@@ -45,7 +44,7 @@ describe(`scenario 6: the action outlives its lease (IDEMPOTENCY_LEASE_MS=${LEAS
     await holdNextCharge(stack, HOLD_MS);
     const [lostBefore, renewedBefore] = [await events('lease_lost'), await events('lease_renewed')];
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack);
     const slow = sendNow(pay(stack, { key, orderId, amount: 8800 }));
     await chargeIsHeld(stack);
     return { key, orderId, slow, lostBefore, renewedBefore };

@@ -11,10 +11,12 @@ import { randomUUID } from 'node:crypto';
 import { fileURLToPath } from 'node:url';
 import {
   freePort,
+  startPostgres,
   startRedisCluster,
   startServiceProcess,
   TEST_INTERNAL_AUTHORIZATION,
   TEST_INTERNAL_TOKEN,
+  type PostgresHandle,
   type RedisClusterHandle,
   type ServiceProcess,
 } from '@retry-safe/testing';
@@ -43,6 +45,7 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
   let worker: WorkerProcess;
   let deadLetters: Queue;
   let orders: ServiceProcess;
+  let postgres: PostgresHandle;
   let env: Record<string, string>;
 
   beforeAll(async () => {
@@ -69,6 +72,7 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
     worker = await pool.start('worker-cluster');
     deadLetters = invoiceQueue(client, prefix, DEAD_LETTER_QUEUE) as unknown as Queue;
     const ordersPort = await freePort();
+    postgres = await startPostgres();
     // orders as it runs anywhere else: only its environment names the Cluster (no payments behind it here).
     orders = await startServiceProcess({
       name: 'orders-cluster',
@@ -79,12 +83,14 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
         ORDERS_PORT: String(ordersPort),
         PAYMENTS_URL: 'http://127.0.0.1:1',
         INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
+        DATABASE_URL: postgres.url,
       },
     });
   }, 60_000);
 
   afterAll(async () => {
     await orders?.kill('SIGTERM');
+    await postgres?.close();
     await deadLetters?.close();
     await pool?.close();
     await provider?.process.kill('SIGTERM');
@@ -115,7 +121,18 @@ describe('invoice worker on a 3-master Redis Cluster', () => {
 
   it("orders' producer publishes there: an invoice asked for twice (two deliveries) is one email", async () => {
     const tenantId = randomUUID();
-    const orderId = randomUUID();
+    // The order must exist: orders owns it (created straight at orders, as the gateway would forward it).
+    const created = await fetch(`${orders.url}/v1/orders`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        ...TEST_INTERNAL_AUTHORIZATION,
+        'x-tenant-id': tenantId,
+        'idempotency-key': 'cluster-order',
+      },
+      body: JSON.stringify({ amount: 100, currency: 'EUR' }),
+    });
+    const orderId = ((await created.json()) as { id: string }).id;
     const ask = async () => {
       const res = await fetch(`${orders.url}/v1/orders/${orderId}/invoices`, {
         method: 'POST',

@@ -6,7 +6,6 @@
  * - the client asks the gateway twice for the same invoice (a producer retry), orders publishes two deliveries,
  *   the worker sends one email.
  */
-import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Queue } from 'bullmq';
 import request from 'supertest';
@@ -21,6 +20,7 @@ import {
   jobsScenario,
   type JobsData,
 } from '@retry-safe/scenarios';
+import { newOrder } from '../support/client.js';
 import {
   INVOICES_QUEUE,
   settled,
@@ -117,7 +117,7 @@ describe('invoices through the gateway', () => {
   });
 
   it('asking twice for one invoice publishes two deliveries and sends one email', async () => {
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack);
     const ask = () =>
       request(stack.urls.gateway)
         .post(`/v1/orders/${orderId}/invoices`)

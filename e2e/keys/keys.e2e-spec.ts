@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { newKey, pay, sendNow } from '../support/client.js';
+import { newKey, newOrder, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { metricValue } from '@retry-safe/testing';
 import { DEMO_TENANTS } from '@retry-safe/scenarios';
@@ -21,7 +21,7 @@ describe('keys', () => {
 
   it('same key and parameters: the same Charge, byte for byte, and one provider charge', async () => {
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack());
     const events = (type: string) => metricValue(stack().urls.payments, 'idempotency_events_total', { type });
     const [missesBefore, hitsBefore] = [await events('miss'), await events('hit')];
 
@@ -60,7 +60,7 @@ describe('keys', () => {
 
   it('a quoted sf-string key is the same key as its bare form', async () => {
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack());
 
     const quoted = await pay(stack(), { key: `"${key}"`, orderId });
     const bare = await pay(stack(), { key, orderId });
@@ -74,7 +74,7 @@ describe('keys', () => {
 
   it('same key with a changed amount: 422 idempotency_key_reused, nothing charged again', async () => {
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack());
     expect((await pay(stack(), { key, orderId, amount: 1000 })).status).toBe(201);
 
     const changed = await pay(stack(), { key, orderId, amount: 1001 });
@@ -127,7 +127,7 @@ describe('keys', () => {
   it('a duplicate while the first is inside the provider call: 409 payment_in_progress, then the stored Charge', async () => {
     await holdNextCharge(stack());
     const key = newKey();
-    const orderId = randomUUID();
+    const orderId = await newOrder(stack());
 
     const first = sendNow(pay(stack(), { key, orderId }));
     await chargeIsHeld(stack());
@@ -149,10 +149,11 @@ describe('keys', () => {
 
   it("tenants: B with A's key and parameters gets its own charge and never sees A's", async () => {
     const key = newKey('shared');
-    const orderId = randomUUID();
+    // Orders belong to a tenant: each pays its own (B cannot see, let alone pay, A's order).
+    const orders = { a: await newOrder(stack(), 'a'), b: await newOrder(stack(), 'b') };
 
-    const a = await pay(stack(), { tenant: 'a', key, orderId, amount: 700 });
-    const b = await pay(stack(), { tenant: 'b', key, orderId, amount: 700 });
+    const a = await pay(stack(), { tenant: 'a', key, orderId: orders.a, amount: 700 });
+    const b = await pay(stack(), { tenant: 'b', key, orderId: orders.b, amount: 700 });
 
     expect(a.status).toBe(201);
     expect(b.status).toBe(201);
@@ -164,8 +165,8 @@ describe('keys', () => {
       [`payment.charge.${TENANT_A_HEX}.${key}`, `payment.charge.${TENANT_B_HEX}.${key}`].sort(),
     );
     // Each tenant keeps replaying its own Charge.
-    const againA = await pay(stack(), { tenant: 'a', key, orderId, amount: 700 });
-    const againB = await pay(stack(), { tenant: 'b', key, orderId, amount: 700 });
+    const againA = await pay(stack(), { tenant: 'a', key, orderId: orders.a, amount: 700 });
+    const againB = await pay(stack(), { tenant: 'b', key, orderId: orders.b, amount: 700 });
     expect(againA.text).toBe(a.text);
     expect(againB.text).toBe(b.text);
     expect((await stack().providerCharges()).charges).toHaveLength(2);

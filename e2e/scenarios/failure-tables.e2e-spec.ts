@@ -21,6 +21,7 @@ import {
   stackTarget,
   type ScenarioTarget,
 } from '@retry-safe/scenarios';
+import { newOrder } from '../support/client.js';
 
 const rowOf = <D>(scenario: Scenario<D>, design: string): ScenarioRow<D> => {
   const row = scenario.rows.find((r) => r.design === design);
@@ -132,7 +133,7 @@ describe('failure tables', () => {
 
       await target.reset();
       const key = `after-${randomUUID()}`;
-      const orderId = randomUUID();
+      const orderId = await newOrder(stack);
       const pay = () =>
         fetch(`${stack.urls.gateway}/v1/orders/${orderId}/payments`, {
           method: 'POST',

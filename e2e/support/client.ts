@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
-import { DEMO_TENANTS, type Stack } from '@retry-safe/scenarios';
+import { DEMO_TENANTS, createdOrderId, fixtureOrderBody, type Stack } from '@retry-safe/scenarios';
 
 /** What {@link pay} sends; everything has a sensible default. */
 export interface PaymentCall {
@@ -8,7 +8,7 @@ export interface PaymentCall {
   tenant?: keyof typeof DEMO_TENANTS | null;
   /** Raw Authorization header (overrides `tenant`). */
   authorization?: string;
-  /** @default a new UUID */
+  /** The order paid (see {@link newOrder}), used as it is. @default a new order of the tenant (A without one) */
   orderId?: string;
   /** Raw `Idempotency-Key` header value(s): `null` omits it, an array repeats the header. @default a new UUID */
   key?: string | readonly string[] | null;
@@ -22,13 +22,27 @@ export interface PaymentCall {
   contentType?: string;
 }
 
-/** `POST /v1/orders/{orderId}/payments` on the gateway, as a client would send it. */
-export function pay(stack: Stack, call: PaymentCall = {}): request.Test {
-  const orderId = call.orderId ?? randomUUID();
+/** Creates an order of the tenant through the gateway (see `fixtureOrderBody`) and resolves to its id. */
+export async function newOrder(
+  stack: Stack,
+  tenant: keyof typeof DEMO_TENANTS = 'a',
+  currency = 'EUR',
+): Promise<string> {
+  const res = await request(stack.urls.gateway)
+    .post('/v1/orders')
+    .set('Authorization', `Bearer ${DEMO_TENANTS[tenant].token}`)
+    .set('Idempotency-Key', newKey('order'))
+    .send(fixtureOrderBody(currency));
+  return createdOrderId(res);
+}
+
+/** `POST /v1/orders/{orderId}/payments` on the gateway, as a client would send it (its order created first). */
+export async function pay(stack: Stack, call: PaymentCall = {}): Promise<request.Response> {
+  const tenant = call.tenant === undefined ? 'a' : call.tenant;
+  const orderId = call.orderId ?? (await newOrder(stack, tenant ?? 'a', call.currency));
   const test = request(stack.urls.gateway)
     .post(`/v1/orders/${orderId}/payments`)
     .set('Content-Type', call.contentType ?? 'application/json');
-  const tenant = call.tenant === undefined ? 'a' : call.tenant;
   if (call.authorization !== undefined) test.set('Authorization', call.authorization);
   else if (tenant !== null) test.set('Authorization', `Bearer ${DEMO_TENANTS[tenant].token}`);
   const key = call.key === undefined ? randomUUID() : call.key;
@@ -38,8 +52,8 @@ export function pay(stack: Stack, call: PaymentCall = {}): request.Test {
 }
 
 /** Sends a request now, without awaiting it (a supertest Test is lazy: it only sends once awaited or `then`-ed). */
-export function sendNow(test: request.Test): Promise<request.Response> {
-  return test.then((res) => res);
+export function sendNow(test: PromiseLike<request.Response>): Promise<request.Response> {
+  return Promise.resolve(test.then((res) => res));
 }
 
 /** A fresh, unique idempotency key (tests never share keys). */

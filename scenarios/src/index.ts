@@ -38,6 +38,7 @@ export {
 export { startRedisGate, type RedisGate } from './engine/redis-gate.js';
 export { stackTarget } from './engine/stack-target.js';
 export { sequenceDiagram, type DiagramInput, type TimedNote } from './engine/diagram.js';
+export { createdOrderId, fixtureOrderBody } from './engine/fixture-orders.js';
 export { DEMO_API_TOKENS, DEMO_INTERNAL_TOKEN, DEMO_TENANTS } from './demo-tenants.js';
 export {
   startStack,

@@ -5,9 +5,10 @@ import { GATEWAY_PROBLEMS } from './common/gateway-problems.js';
 import { GATEWAY_CONFIG, type GatewayConfig } from './config/gateway-config.js';
 import { gatewaySettings } from './config/gateway-settings.js';
 import { InvoicesModule } from './invoices/invoices.module.js';
+import { OrdersModule } from './orders/orders.module.js';
 import { PaymentsModule } from './payments/payments.module.js';
 
-/** The public edge: authenticates, validates, and forwards payments and invoice requests to orders. */
+/** The public edge: authenticates, validates, and forwards orders, payments and invoice requests to orders. */
 @Module({})
 export class AppModule {
   static forRoot(config: GatewayConfig): DynamicModule {
@@ -30,6 +31,7 @@ export class AppModule {
           bodyLimitBytes: config.bodyLimitBytes,
           settings: gatewaySettings(config),
         }),
+        OrdersModule,
         PaymentsModule,
         InvoicesModule,
       ],

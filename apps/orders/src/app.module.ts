@@ -3,12 +3,16 @@ import { AppShellModule, InternalTokenAuthenticator } from '@retry-safe/app-shel
 import { ChainHeader } from '@retry-safe/contracts/http';
 import { ORDERS_PROBLEMS } from './common/orders-problems.js';
 import { ORDERS_CONFIG, type OrdersConfig } from './config/orders-config.js';
+import { DatabaseModule, ORDERS_DB, postgresReadiness } from './database/database.module.js';
+import type { OrdersDatabase } from './database/orders-database.js';
+import type { Kysely } from 'kysely';
 import { InvoicesModule } from './invoices/invoices.module.js';
 import { MetricsService } from './metrics/metrics.service.js';
+import { OrdersModule } from './orders/orders.module.js';
 import { PaymentsModule } from './payments/payments.module.js';
 
-/** Internal service between the gateway and payments; producer of the invoice queue. Orders has no design to
- * switch, hence no runtime settings and no `/__config`. */
+/** Internal service between the gateway and payments: owns the orders (Postgres), applies their charges once,
+ * and produces the invoice queue. */
 @Module({})
 export class AppModule {
   static forRoot(config: OrdersConfig): DynamicModule {
@@ -33,7 +37,15 @@ export class AppModule {
           bodyLimitBytes: config.bodyLimitBytes,
           metrics: MetricsService,
           redis: { url: config.redisUrl, clusterNodes: config.redisClusterNodes },
+          readiness: {
+            inject: [ORDERS_DB],
+            useFactory: (db: Kysely<OrdersDatabase>) => [
+              postgresReadiness(db, config.idempotency.commandTimeoutMs),
+            ],
+          },
         }),
+        DatabaseModule.forRoot(config),
+        OrdersModule,
         PaymentsModule,
         InvoicesModule,
       ],

@@ -1,6 +1,4 @@
 /** What `pnpm bench:http` measures when no PAYMENTS_URL is given: payments with the coordinator on and off. */
-import { existsSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
 import {
   freePort,
   startPrivateRedisServer,
@@ -8,6 +6,7 @@ import {
   TEST_INTERNAL_TOKEN,
   type ServiceProcess,
 } from '@retry-safe/testing';
+import { repoRoot } from './repo-root.js';
 
 /**
  * What every call to payments carries: payments accepts only callers holding the internal credential, the own
@@ -20,17 +19,6 @@ export interface OwnStack {
   readonly onUrl: string;
   readonly offUrl: string;
   close(): Promise<void>;
-}
-
-/** The repository root: the nearest folder up from here with pnpm-workspace.yaml. */
-function repoRoot(): string {
-  let dir = new URL('.', import.meta.url);
-  while (!existsSync(new URL('pnpm-workspace.yaml', dir))) {
-    const parent = new URL('..', dir);
-    if (parent.href === dir.href) throw new Error('pnpm-workspace.yaml not found above bench/');
-    dir = parent;
-  }
-  return fileURLToPath(dir);
 }
 
 /**

@@ -156,6 +156,11 @@ export function shellConfigOf(e: {
   };
 }
 
+/** A `postgres://` or `postgresql://` URL variable (node-postgres' connection string). */
+export function envPostgresUrl() {
+  return z.url({ protocol: /^postgres(ql)?$/, error: 'must be a postgres:// or postgresql:// URL' });
+}
+
 /** The environment is invalid; `message` names every offending variable. */
 export class ConfigError extends Error {
   readonly code = 'CONFIG_INVALID';

@@ -30,6 +30,7 @@ export {
   envInt,
   envPort,
   envRedisNodes,
+  envPostgresUrl,
   envRedisUrl,
   hasHashTag,
   parseEnv,

@@ -1,5 +1,6 @@
 // `@retry-safe/contracts`: what the services agree on, imported by both sides of each contract (apps never import
 // each other). The wire conventions (header names, problem+json) are the `./http` subpath.
+export { ChargeSchema, type Charge } from './charge.js';
 export { ISO_4217_CURRENCIES, isIso4217Currency } from './currencies.js';
 export {
   INVOICES_QUEUE,
@@ -23,4 +24,12 @@ export {
   type OrderPayment,
   type PaymentCommand,
 } from './payment-command.js';
+export {
+  ORDER_LIST_LIMITS,
+  OrderCreateSchema,
+  OrderListQuerySchema,
+  OrderStatus,
+  type OrderCreate,
+  type OrderListQuery,
+} from './order.js';
 export { ProblemCode } from './problem-codes.js';

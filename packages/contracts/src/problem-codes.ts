@@ -18,6 +18,11 @@ export const ProblemCode = {
   UpstreamTimeout: 'upstream_timeout',
   // Orders.
   QueueUnavailable: 'queue_unavailable',
+  OrderNotFound: 'order_not_found',
+  CurrencyMismatch: 'currency_mismatch',
+  PaymentExceedsBalance: 'payment_exceeds_balance',
+  InvoiceVersionConflict: 'invoice_version_conflict',
+  DatabaseUnavailable: 'database_unavailable',
   // Payments.
   PaymentRejected: 'payment_rejected',
   ProviderUnavailable: 'provider_unavailable',

@@ -10,6 +10,7 @@
  */
 import { startStack, type Stack } from '../stack/stack.js';
 import {
+  createOrders,
   addCounters,
   countersOf,
   payUntilFinal,
@@ -45,7 +46,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   const log = options.log ?? (() => {});
   const random = prng(resolved.seed);
   const aborted = (): boolean => options.signal?.aborted === true;
-  const payments = planPayments(resolved, random);
+  const planned = planPayments(resolved, random);
 
   log(`starting a stack: 2 payments replicas, provider dedup ${resolved.providerDedup ? 'on' : 'off'}`);
   const stack = await startStack({
@@ -59,6 +60,8 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   });
   const startedAt = Date.now();
   try {
+    // Every payment pays an order of its tenant, created first, before any fault or kill.
+    const payments = await createOrders(stack.urls.gateway, planned);
     const rules = chaosFaultRules(resolved);
     for (const service of [...HOPS, 'provider'] as const) await stack.setFaults(service, rules[service]);
     const killer = new PaymentsKiller({

@@ -1,6 +1,7 @@
 /** The chaos run's HTTP: a client that pays and retries like a careful one would, and the fault counters it reads. */
 import { sleep } from '@retry-safe/testing';
 import { DEMO_TENANTS } from '../demo-tenants.js';
+import { createdOrderId, fixtureOrderBody } from '../engine/fixture-orders.js';
 import type { FaultRule } from '../engine/target.js';
 import type { Payment } from './chaos-plan.js';
 
@@ -12,6 +13,32 @@ export interface ClientOutcome {
   /** The 201's body, or undefined when the client gave up or got another final answer. */
   readonly charge: string | undefined;
   readonly last: string;
+}
+
+/**
+ * The plan's payments, each with a real order of its tenant (created through the gateway, 16 at a time) in place
+ * of its planned id: a payment needs an existing order.
+ */
+export async function createOrders(gatewayUrl: string, planned: readonly Payment[]): Promise<Payment[]> {
+  const withOrders: Payment[] = [];
+  for (let i = 0; i < planned.length; i += 16) {
+    const batch = planned.slice(i, i + 16).map(async (payment) => {
+      const res = await fetch(`${gatewayUrl}/v1/orders`, {
+        method: 'POST',
+        headers: {
+          authorization: `Bearer ${DEMO_TENANTS[payment.tenant].token}`,
+          'content-type': 'application/json',
+          'idempotency-key': `order-${payment.key}`,
+        },
+        body: JSON.stringify(fixtureOrderBody(payment.currency)),
+      });
+      const text = await res.text();
+      const body: unknown = text === '' ? undefined : JSON.parse(text);
+      return { ...payment, orderId: createdOrderId({ status: res.status, text, body }) };
+    });
+    withOrders.push(...(await Promise.all(batch)));
+  }
+  return withOrders;
 }
 
 /** One attempt of `payment` at the gateway, with its key, as a client sends it. */

@@ -4,7 +4,6 @@
  * (dedup off): one email is the worker's coordinator at work.
  */
 import { waitFor } from '@retry-safe/testing';
-import { randomUUID } from 'node:crypto';
 import type { HttpResult } from '../engine/http.js';
 import { defineScenario, type StepContext } from '../engine/scenario.js';
 import type { DeliveryEntry, EmailLedger } from '../engine/target.js';
@@ -39,7 +38,10 @@ function jobsRow(design: string, coordinator: boolean, expected: readonly string
       await ctx.target.configure('provider', { dedup: 'off' });
       await ctx.target.setFaults('worker', [ACK_FAILS_ONCE]);
       ctx.step('one invoice through the gateway');
-      const accepted = await ctx.requestInvoice(randomUUID(), { version: 1, email: 'ada@example.com' });
+      const accepted = await ctx.requestInvoice(await ctx.newOrder(), {
+        version: 1,
+        email: 'ada@example.com',
+      });
       if (accepted.status !== 202)
         throw new Error(`the gateway answered ${accepted.status}: ${accepted.text}`);
       const deliveryId = accepted.body.deliveryId as string;

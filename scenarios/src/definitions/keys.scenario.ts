@@ -43,7 +43,7 @@ function inFlightRow(
       await ctx.target.configure('provider', { dedup: providerDedup });
       await ctx.holdNextCharge();
       const key = `keys-${randomUUID()}`;
-      const orderId = randomUUID();
+      const orderId = await ctx.newOrder();
       ctx.step('first payment: held inside the provider call');
       const first = ctx.pay({ key, orderId });
       await ctx.chargeIsHeld();

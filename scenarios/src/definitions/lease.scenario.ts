@@ -28,7 +28,7 @@ function leaseRow(renewLease: boolean, expected: readonly string[]) {
       await ctx.target.configure('provider', { dedup: 'off' });
       await ctx.holdNextCharge();
       const key = `lease-${randomUUID()}`;
-      const orderId = randomUUID();
+      const orderId = await ctx.newOrder();
       ctx.step('first payment: held inside the provider call');
       const first = ctx.pay({ key, orderId });
       await ctx.chargeIsHeld();

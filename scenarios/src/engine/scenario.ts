@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { DEMO_INTERNAL_TOKEN, DEMO_TENANTS } from '../demo-tenants.js';
 import { sequenceDiagram, type TimedNote } from './diagram.js';
+import { createdOrderId, fixtureOrderBody } from './fixture-orders.js';
 import { waitFor } from '@retry-safe/testing';
 import { preciseNow, send, type ClientCall, type HttpResult } from './http.js';
 import type { FaultSnapshot, JournalEntry, ScenarioTarget, Service } from './target.js';
@@ -21,7 +22,7 @@ export const HOLD_MS = 2_500;
 export interface PaymentRequest {
   /** @default a new key */
   readonly key?: string;
-  /** @default a new UUID */
+  /** The order paid (see {@link StepContext.newOrder}). @default a new order */
   readonly orderId?: string;
   /** @default 1999 */
   readonly amount?: number;
@@ -36,6 +37,8 @@ export interface StepContext {
   step(message: string): void;
   /** Adds a note to the row's diagram at this moment. */
   note(text: string): void;
+  /** `POST /v1/orders` on the gateway, as tenant A: an order any payment of these scenarios fits in; its id. */
+  newOrder(currency?: string): Promise<string>;
   /** `POST /v1/orders/{orderId}/payments` on the gateway, as tenant A. */
   pay(request?: PaymentRequest): Promise<HttpResult>;
   /** `POST /v1/payments` straight to payments, as orders sends it (tenant A). */
@@ -158,14 +161,16 @@ export async function runRow<D>(
   await target.reset();
   const calls: ClientCall[] = [];
   const notes: TimedNote[] = [];
-  const ctx = stepContext(target, calls, notes, (message) =>
+  // Request ids of the row's set-up calls (its orders): not part of what the row shows, so not drawn.
+  const setup = new Set<string>();
+  const ctx = stepContext(target, calls, notes, setup, (message) =>
     options.onStep?.(`[${scenario.name}] ${row.design}: ${message}`),
   );
   const { cells, data } = await row.run(ctx);
   const measured = [row.design, ...cells];
   const matches = measured.length === expected.length && measured.every((cell, i) => cell === expected[i]);
   let diagram: string | undefined;
-  if (options.diagram ?? true) diagram = await drawDiagram(target, calls, notes);
+  if (options.diagram ?? true) diagram = await drawDiagram(target, calls, notes, setup);
   return {
     design: row.design,
     expected,
@@ -196,14 +201,20 @@ export async function runScenario(
   };
 }
 
-async function drawDiagram(target: ScenarioTarget, calls: ClientCall[], notes: TimedNote[]): Promise<string> {
+async function drawDiagram(
+  target: ScenarioTarget,
+  calls: ClientCall[],
+  notes: TimedNote[],
+  setup: ReadonlySet<string>,
+): Promise<string> {
   const services: Service[] = ['gateway', 'orders', 'payments', 'provider'];
   if (target.urls.worker !== undefined) services.push('worker');
   const journal: JournalEntry[] = [];
   const faults: Partial<Record<Service, FaultSnapshot>> = {};
   await Promise.all(
     services.map(async (service) => {
-      journal.push(...(await target.journal(service)));
+      const entries = await target.journal(service);
+      journal.push(...entries.filter((entry) => !setup.has(entry.requestId)));
       faults[service] = await target.faults(service);
     }),
   );
@@ -214,6 +225,7 @@ function stepContext(
   target: ScenarioTarget,
   calls: ClientCall[],
   notes: TimedNote[],
+  setup: Set<string>,
   step: (message: string) => void,
 ): StepContext {
   const tenant = DEMO_TENANTS.a;
@@ -221,13 +233,25 @@ function stepContext(
     amount: request.amount ?? 1999,
     currency: request.currency ?? 'EUR',
   });
+  // A payment's order, created through the gateway: set-up, left out of the diagram (its request id is noted).
+  const newOrder = async (currency?: string): Promise<string> => {
+    const res = await send(`${target.urls.gateway}/v1/orders`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${tenant.token}`, 'idempotency-key': `order-${randomUUID()}` },
+      body: fixtureOrderBody(currency),
+    });
+    const requestId = res.headers['x-request-id'];
+    if (requestId !== undefined) setup.add(requestId);
+    return createdOrderId(res);
+  };
   return {
     target,
     step,
+    newOrder,
     note: (text) => notes.push({ at: preciseNow(), text }),
-    pay: (request = {}) =>
+    pay: async (request = {}) =>
       send(
-        `${target.urls.gateway}/v1/orders/${request.orderId ?? randomUUID()}/payments`,
+        `${target.urls.gateway}/v1/orders/${request.orderId ?? (await newOrder(request.currency))}/payments`,
         {
           method: 'POST',
           headers: {

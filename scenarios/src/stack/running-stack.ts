@@ -1,5 +1,5 @@
 /** A started stack: its URLs, its processes, and the controls the suites and the scenarios use. */
-import type { RedisHandle, ServiceProcess } from '@retry-safe/testing';
+import type { PostgresHandle, RedisHandle, ServiceProcess } from '@retry-safe/testing';
 import type { Redis } from 'ioredis';
 import type { FaultRule, FaultSnapshot } from '../engine/target.js';
 import type { ProviderCharge, ServiceEnv, ServiceName, Stack } from './stack-types.js';
@@ -7,13 +7,18 @@ import type { StackServices } from './stack-services.js';
 
 export class RunningStack implements Stack {
   readonly urls: Stack['urls'];
+  readonly databaseUrl: string;
+  private readonly postgres: PostgresHandle | undefined;
   private client: Redis | undefined;
 
   constructor(
     readonly redis: RedisHandle,
     private readonly services: StackServices,
     withWorker: boolean,
+    database: { readonly databaseUrl: string; readonly postgres: PostgresHandle | undefined },
   ) {
+    this.databaseUrl = database.databaseUrl;
+    this.postgres = database.postgres;
     this.urls = {
       provider: services.first('provider').url,
       payments: services.first('payments').url,
@@ -96,6 +101,7 @@ export class RunningStack implements Stack {
     await this.services.stopAll();
     this.client?.disconnect();
     await this.redis.close();
+    await this.postgres?.close();
   }
 }
 

@@ -25,6 +25,8 @@ export interface StackOptions {
    * ignored). The demo passes a gate it can close, in front of whatever Redis it found.
    */
   redisUrl?: string;
+  /** Orders' database at this URL instead of a fresh one from `startPostgres()` (left in place on close). */
+  databaseUrl?: string;
   /** Print every service's output, prefixed. @default process.env.E2E_LOGS === '1' */
   logs?: boolean;
 }
@@ -41,6 +43,8 @@ export interface ProviderCharge {
 /** A running stack. */
 export interface Stack {
   readonly redis: RedisHandle;
+  /** `DATABASE_URL` of orders. */
+  readonly databaseUrl: string;
   /** Base URL of each running service (for payments: the first replica). */
   readonly urls: Readonly<Record<Exclude<ServiceName, 'worker'>, string>> & { readonly worker?: string };
   /** The processes of a service (payments may have several), to kill or restart them. */

@@ -1,10 +1,11 @@
 /**
- * The whole system for a scenario: a private Redis the test controls, and provider-sim, payments, orders and the
+ * The whole system for a scenario: a private Redis the test controls, a PostgreSQL database of its own for orders
+ * (`startPostgres`: a fresh database on `DATABASE_URL`'s server, else a private one), and provider-sim, payments, orders and the
  * gateway (and, on request, the invoice worker) as child processes started from their built `dist`, each on a free
  * port, with fault injection on and the two demo tenants. Build first (`pnpm build`).
  */
 import { existsSync } from 'node:fs';
-import { startRedis, type RedisHandle } from '@retry-safe/testing';
+import { startPostgres, startRedis, type PostgresHandle, type RedisHandle } from '@retry-safe/testing';
 import { Redis } from 'ioredis';
 import { DEMO_INTERNAL_TOKEN } from '../demo-tenants.js';
 import { RunningStack } from './running-stack.js';
@@ -32,12 +33,17 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     { FAULTS_ENABLED: 'true', REDIS_URL: redis.url, INTERNAL_TOKEN: DEMO_INTERNAL_TOKEN },
     options.logs,
   );
+  let postgres: PostgresHandle | undefined;
   try {
-    await services.launchAll(await serviceSpecs(options));
-    return new RunningStack(redis, services, Boolean(options.worker));
+    if (options.databaseUrl === undefined) postgres = await startPostgres();
+    const databaseUrl = options.databaseUrl ?? (postgres as PostgresHandle).url;
+    const orders = { DATABASE_URL: databaseUrl, ...options.orders };
+    await services.launchAll(await serviceSpecs({ ...options, orders }));
+    return new RunningStack(redis, services, Boolean(options.worker), { databaseUrl, postgres });
   } catch (error) {
     await services.stopAll();
     await redis.close();
+    await postgres?.close();
     throw error;
   }
 }

@@ -23,6 +23,18 @@ export interface PaymentRequest {
   readonly currency: string;
 }
 
+/** A new order as the gateway forwards it. */
+export interface OrderCreateRequest {
+  readonly amount: number;
+  readonly currency: string;
+}
+
+/** A page request of the tenant's orders. */
+export interface OrderListRequest {
+  readonly limit: number;
+  readonly cursor?: string;
+}
+
 /** An invoice request as the gateway forwards it. */
 export interface InvoiceRequest {
   readonly orderId: string;
@@ -98,17 +110,47 @@ export class OrdersClient {
     });
   }
 
+  /** `POST /v1/orders` with the client's key: orders creates the order once per key (201, replayed after). */
+  createOrder(
+    order: OrderCreateRequest,
+    idempotencyKey: string,
+    context: Caller,
+  ): Promise<ServiceResponse<unknown>> {
+    return this.client.post(
+      '/v1/orders',
+      { amount: order.amount, currency: order.currency },
+      { ...this.hop(context), idempotencyKey: formatIdempotencyKey(idempotencyKey) },
+    );
+  }
+
+  /** `GET /v1/orders/{orderId}` of the caller's tenant. */
+  getOrder(orderId: string, context: Caller): Promise<ServiceResponse<unknown>> {
+    return this.client.get(`/v1/orders/${encodeURIComponent(orderId)}`, this.hop(context));
+  }
+
+  /** `GET /v1/orders?limit=&cursor=` of the caller's tenant. */
+  listOrders(page: OrderListRequest, context: Caller): Promise<ServiceResponse<unknown>> {
+    const query = new URLSearchParams({ limit: String(page.limit) });
+    if (page.cursor !== undefined) query.set('cursor', page.cursor);
+    return this.client.get(`/v1/orders?${query.toString()}`, this.hop(context));
+  }
+
   /** `POST /v1/orders/{orderId}/invoices`: orders enqueues a job and answers 202 `{deliveryId}`. */
   async requestInvoice(invoice: InvoiceRequest, context: Caller): Promise<ServiceResponse<unknown>> {
     return this.client.post(
       `/v1/orders/${encodeURIComponent(invoice.orderId)}/invoices`,
       { version: invoice.version, email: invoice.email },
-      {
-        requestId: context.requestId,
-        deadline: Date.now() + this.config.deadlineMs,
-        headers: { [ChainHeader.Tenant]: context.tenantId },
-      },
+      this.hop(context),
     );
+  }
+
+  /** What every call to orders carries: the request id, the deadline and the authenticated tenant. */
+  private hop(context: Caller): { requestId: string; deadline: number; headers: Record<string, string> } {
+    return {
+      requestId: context.requestId,
+      deadline: Date.now() + this.config.deadlineMs,
+      headers: { [ChainHeader.Tenant]: context.tenantId },
+    };
   }
 
   /**

@@ -6,7 +6,13 @@ import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import { AppModule } from '../../src/app.module.js';
 import type { Caller } from '../../src/auth/caller.decorator.js';
 import { loadGatewayConfig } from '../../src/config/gateway-config.js';
-import { OrdersClient, type InvoiceRequest, type PaymentRequest } from '../../src/orders/orders.client.js';
+import {
+  OrdersClient,
+  type InvoiceRequest,
+  type OrderCreateRequest,
+  type OrderListRequest,
+  type PaymentRequest,
+} from '../../src/orders/orders.client.js';
 
 /** The demo tenant and its token, as `API_TOKENS` lists them. */
 export const TENANT = 'a0000000-0000-4000-8000-00000000000a';
@@ -20,7 +26,15 @@ export type OrdersCall =
       readonly key: string;
       readonly caller: Caller;
     }
-  | { readonly kind: 'invoice'; readonly invoice: InvoiceRequest; readonly caller: Caller };
+  | { readonly kind: 'invoice'; readonly invoice: InvoiceRequest; readonly caller: Caller }
+  | {
+      readonly kind: 'create';
+      readonly order: OrderCreateRequest;
+      readonly key: string;
+      readonly caller: Caller;
+    }
+  | { readonly kind: 'get'; readonly orderId: string; readonly caller: Caller }
+  | { readonly kind: 'list'; readonly page: OrderListRequest; readonly caller: Caller };
 
 /** Stands for the orders client: records every call and answers what the test set. */
 export class FakeOrders {
@@ -44,6 +58,25 @@ export class FakeOrders {
 
   async requestInvoice(invoice: InvoiceRequest, caller: Caller): Promise<ServiceResponse<unknown>> {
     this.calls.push({ kind: 'invoice', invoice, caller });
+    return this.answer;
+  }
+
+  async createOrder(
+    order: OrderCreateRequest,
+    key: string,
+    caller: Caller,
+  ): Promise<ServiceResponse<unknown>> {
+    this.calls.push({ kind: 'create', order, key, caller });
+    return this.answer;
+  }
+
+  async getOrder(orderId: string, caller: Caller): Promise<ServiceResponse<unknown>> {
+    this.calls.push({ kind: 'get', orderId, caller });
+    return this.answer;
+  }
+
+  async listOrders(page: OrderListRequest, caller: Caller): Promise<ServiceResponse<unknown>> {
+    this.calls.push({ kind: 'list', page, caller });
     return this.answer;
   }
 }

@@ -1,9 +1,14 @@
 import { ServiceError, ServiceErrorCode, errorGuard } from '@retry-safe/app-shell';
+import { ProblemCode } from '@retry-safe/contracts';
 
 /** Stable codes of the orders service's own errors; the exception filter turns each into one problem response. */
 export const OrdersErrorCode = {
   ...ServiceErrorCode,
-  QueueUnavailable: 'queue_unavailable',
+  QueueUnavailable: ProblemCode.QueueUnavailable,
+  OrderNotFound: ProblemCode.OrderNotFound,
+  CurrencyMismatch: ProblemCode.CurrencyMismatch,
+  PaymentExceedsBalance: ProblemCode.PaymentExceedsBalance,
+  InvoiceVersionConflict: ProblemCode.InvoiceVersionConflict,
 } as const;
 /** One of {@link OrdersErrorCode}'s values. */
 export type OrdersErrorCode = (typeof OrdersErrorCode)[keyof typeof OrdersErrorCode];
@@ -13,6 +18,45 @@ export class QueueUnavailableError extends ServiceError<typeof OrdersErrorCode.Q
   readonly code = OrdersErrorCode.QueueUnavailable;
   constructor(options?: ErrorOptions) {
     super('The invoice queue is unavailable; nothing was enqueued, retry later', {}, options);
+  }
+}
+
+/** No such order for this tenant: unknown, or another tenant's (the same answer, so ids of others leak nothing). */
+export class OrderNotFoundError extends ServiceError<typeof OrdersErrorCode.OrderNotFound> {
+  readonly code = OrdersErrorCode.OrderNotFound;
+  constructor(orderId: string) {
+    super(`Order ${orderId} does not exist`, { orderId });
+  }
+}
+
+/** A payment in another currency than its order's. */
+export class CurrencyMismatchError extends ServiceError<typeof OrdersErrorCode.CurrencyMismatch> {
+  readonly code = OrdersErrorCode.CurrencyMismatch;
+  constructor(orderId: string, orderCurrency: string, paymentCurrency: string) {
+    super(`Order ${orderId} is in ${orderCurrency}, the payment in ${paymentCurrency}`, {
+      orderId,
+      orderCurrency,
+      paymentCurrency,
+    });
+  }
+}
+
+/** A payment larger than what the order still owes. */
+export class PaymentExceedsBalanceError extends ServiceError<typeof OrdersErrorCode.PaymentExceedsBalance> {
+  readonly code = OrdersErrorCode.PaymentExceedsBalance;
+  constructor(orderId: string, owed: number, amount: number) {
+    super(`Order ${orderId} owes ${owed}, the payment is ${amount}`, { orderId, owed, amount });
+  }
+}
+
+/** An invoice version already requested for another address: a version is sent once, to one address. */
+export class InvoiceVersionConflictError extends ServiceError<typeof OrdersErrorCode.InvoiceVersionConflict> {
+  readonly code = OrdersErrorCode.InvoiceVersionConflict;
+  constructor(orderId: string, version: number) {
+    super(`Invoice version ${version} of order ${orderId} was requested for another address`, {
+      orderId,
+      version,
+    });
   }
 }
 

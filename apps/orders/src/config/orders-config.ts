@@ -8,13 +8,21 @@ import {
   envInternalToken,
   envPort,
   envRedisNodes,
+  envPostgresUrl,
   envRedisUrl,
   parseEnv,
   shellConfigOf,
   shellEnv,
   type ListenConfig,
 } from '@retry-safe/app-shell';
+import { IDEMPOTENCY_LIMITS } from '@retry-safe/idempotency';
+import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from '@retry-safe/idempotency/postgres';
 import { z } from 'zod';
+
+const { commandTimeoutMs } = POSTGRES_STORE_LIMITS;
+
+/** The local server's `retry_safe` database, the one `pnpm stack` creates if it is missing. */
+export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/retry_safe';
 
 /** The environment the orders service reads, once, at start-up. */
 const EnvSchema = z
@@ -29,8 +37,16 @@ const EnvSchema = z
       .pipe(z.array(envHttpUrl()).min(1, 'needs at least one URL')),
     REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
     REDIS_CLUSTER_NODES: envRedisNodes(),
+    DATABASE_URL: envPostgresUrl().default(DEFAULT_DATABASE_URL),
+    DATABASE_POOL_SIZE: envInt(1, 100).default(10),
+    IDEMPOTENCY_TTL_MS: envInt(IDEMPOTENCY_LIMITS.ttlMs.min, IDEMPOTENCY_LIMITS.ttlMs.max).default(3_600_000),
+    IDEMPOTENCY_COMMAND_TIMEOUT_MS: envInt(commandTimeoutMs.min, commandTimeoutMs.max).default(
+      POSTGRES_STORE_DEFAULTS.commandTimeoutMs,
+    ),
     // The hash tag keeps every key of the queue in one Cluster slot (BullMQ's scripts touch several at once).
     BULLMQ_PREFIX: envBullmqPrefix(64).default('bull'),
+    OUTBOX_POLL_MS: envInt(10, 60_000).default(1_000),
+    OUTBOX_BATCH_SIZE: envInt(1, 1_000).default(100),
     UPSTREAM_RETRIES: envInt(0, 10).default(3),
     UPSTREAM_ATTEMPT_TIMEOUT_MS: envInt(10, 120_000).default(5_000),
     REQUEST_BUDGET_MS: envInt(100, 120_000).default(10_000),
@@ -57,8 +73,23 @@ export interface OrdersConfig extends ListenConfig {
    * queue lives on that Cluster instead of `REDIS_URL`, and `BULLMQ_PREFIX` must hold a hash tag (`{invoices}`).
    */
   readonly redisClusterNodes: readonly string[];
+  /** `DATABASE_URL` (default {@link DEFAULT_DATABASE_URL}): the orders database; its migrations run at start-up. */
+  readonly databaseUrl: string;
+  /** `DATABASE_POOL_SIZE` (default 10): connections of the orders pool. */
+  readonly databasePoolSize: number;
+  /**
+   * The processing records orders keeps in its own database, in the transaction of the change they protect:
+   * `IDEMPOTENCY_TTL_MS` (default 3600000, an hour: keep it equal to payments', which replays the Charge of every
+   * retry orders passes on) and `IDEMPOTENCY_COMMAND_TIMEOUT_MS` (the store's default, 1000).
+   */
+  readonly idempotency: { readonly ttlMs: number; readonly commandTimeoutMs: number };
   /** `BULLMQ_PREFIX` (default `bull`): the key prefix of the queue (the worker must use the same). */
   readonly bullmqPrefix: string;
+  /**
+   * The invoice relay: `OUTBOX_POLL_MS` (default 1000), how often it looks for unpublished rows besides being woken
+   * by `NOTIFY` on every commit; `OUTBOX_BATCH_SIZE` (default 100), rows one relay transaction publishes at most.
+   */
+  readonly outbox: { readonly pollMs: number; readonly batchSize: number };
   /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to payments. */
   readonly upstream: { readonly retries: number; readonly attemptTimeoutMs: number };
   /** `REQUEST_BUDGET_MS` (default 10000): the deadline of a call that arrives without `x-request-deadline`. */
@@ -91,7 +122,11 @@ export function loadOrdersConfig(env: Record<string, string | undefined>): Order
     paymentsUrls: e.PAYMENTS_URL,
     redisUrl: e.REDIS_URL,
     redisClusterNodes: e.REDIS_CLUSTER_NODES,
+    databaseUrl: e.DATABASE_URL,
+    databasePoolSize: e.DATABASE_POOL_SIZE,
+    idempotency: { ttlMs: e.IDEMPOTENCY_TTL_MS, commandTimeoutMs: e.IDEMPOTENCY_COMMAND_TIMEOUT_MS },
     bullmqPrefix: e.BULLMQ_PREFIX,
+    outbox: { pollMs: e.OUTBOX_POLL_MS, batchSize: e.OUTBOX_BATCH_SIZE },
     upstream: { retries: e.UPSTREAM_RETRIES, attemptTimeoutMs: e.UPSTREAM_ATTEMPT_TIMEOUT_MS },
     requestBudgetMs: e.REQUEST_BUDGET_MS,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -4,7 +4,7 @@ import { TenantId } from '../common/tenant-id.decorator.js';
 import { InvoiceRequestSchema, OrderIdSchema, type InvoiceRequest } from '@retry-safe/contracts';
 import { InvoicesService, type InvoiceReceipt } from './invoices.service.js';
 
-/** Internal: asks for an invoice email; 202 `{deliveryId}` once the job is on the queue. */
+/** Internal: asks for an invoice email; 202 `{deliveryId}` once the delivery is committed to the outbox. */
 @Controller('v1/orders')
 @UseGuards(JsonContentTypeGuard)
 export class InvoicesController {

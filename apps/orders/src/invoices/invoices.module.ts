@@ -1,7 +1,15 @@
 import { Module } from '@nestjs/common';
+import { OrdersModule } from '../orders/orders.module.js';
 import { InvoicesController } from './invoices.controller.js';
+import { InvoicesRepository } from './invoices.repository.js';
 import { InvoicesService } from './invoices.service.js';
+import { OutboxRelay } from './outbox-relay.service.js';
 
-/** `POST /v1/orders/{orderId}/invoices` -> the `invoices` BullMQ queue. */
-@Module({ controllers: [InvoicesController], providers: [InvoicesService] })
+/** `POST /v1/orders/{orderId}/invoices` -> the invoice outbox -> (the relay) the `invoices` BullMQ queue. */
+@Module({
+  imports: [OrdersModule],
+  controllers: [InvoicesController],
+  providers: [InvoicesService, InvoicesRepository, OutboxRelay],
+  exports: [InvoicesRepository],
+})
 export class InvoicesModule {}

@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger, type OnModuleDestroy } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import type { Cluster, Redis } from 'ioredis';
-import { REDIS_CLIENT } from '@retry-safe/app-shell';
-import { QueueUnavailableError } from '../common/orders-errors.js';
-import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
-import { MetricsService } from '../metrics/metrics.service.js';
-import { INVOICES_QUEUE, INVOICE_JOB_NAME, InvoiceJobSchema, type InvoiceJob } from '@retry-safe/contracts';
+import { Injectable, Logger } from '@nestjs/common';
+import { InvoiceJobSchema } from '@retry-safe/contracts';
+import { InvoiceVersionConflictError, OrderNotFoundError } from '../common/orders-errors.js';
+import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
+import { OrdersRepository } from '../orders/orders.repository.js';
+import { InvoicesRepository } from './invoices.repository.js';
 
 /** What the producer tells its caller: the id of this delivery of the invoice. */
 export interface InvoiceReceipt {
@@ -14,40 +12,23 @@ export interface InvoiceReceipt {
 }
 
 /**
- * Publishes invoice jobs. Every call is a new delivery with a fresh `deliveryId` (also the BullMQ job id), so a
- * producer retry really is a second job: deduplication is the worker's business, by order and version.
- * Jobs retry 5 times with exponential backoff and full jitter (up to 1 s, 2 s, 4 s...) when the worker fails them;
- * once those are spent, the worker's retry horizon keeps a transiently failing job alive (24 h by default).
+ * Invoice requests, through an outbox. One transaction records the request (one per order and version; another
+ * address for a recorded version is refused) and the delivery to publish; the relay puts it on the queue after the
+ * commit. A crash between the commit and the publication loses nothing (the row waits for the relay), and there is
+ * no publication of a request that did not commit. Every call is a new delivery with a fresh `deliveryId` (also the
+ * BullMQ job id): deduplication by order and version is the worker's business.
  */
 @Injectable()
-export class InvoicesService implements OnModuleDestroy {
+export class InvoicesService {
   private readonly logger = new Logger(InvoicesService.name);
-  private readonly queue: Queue<InvoiceJob, unknown, typeof INVOICE_JOB_NAME>;
 
   constructor(
-    @Inject(ORDERS_CONFIG) config: OrdersConfig,
-    @Inject(REDIS_CLIENT) redis: Redis | Cluster,
-    private readonly metrics: MetricsService,
-  ) {
-    this.queue = new Queue(INVOICES_QUEUE, {
-      // The shared client fails fast while Redis is down, so a request gets 503 instead of hanging.
-      connection: redis,
-      prefix: config.bullmqPrefix,
-      defaultJobOptions: {
-        attempts: 5,
-        // jitter 1: each delay drawn in [0, 2^n s], so jobs that failed together do not come back together.
-        backoff: { type: 'exponential', delay: 1_000, jitter: 1 },
-        // Keep finished jobs for a day (the receipts are worth inspecting), bounded in number.
-        removeOnComplete: { age: 86_400, count: 10_000 },
-        removeOnFail: { age: 7 * 86_400 },
-      },
-    });
-    this.queue.on('error', (error: Error) =>
-      this.logger.warn({ msg: 'invoice queue error', error: error.message }),
-    );
-  }
+    private readonly orders: OrdersRepository,
+    private readonly invoices: InvoicesRepository,
+    private readonly faults: OrderFaults,
+  ) {}
 
-  /** Enqueues one delivery of `orderId`'s invoice `version` for `email`. */
+  /** Requests `orderId`'s invoice `version` for `email`; resolves once the delivery is committed to the outbox. */
   async publish(
     tenantId: string,
     orderId: string,
@@ -62,17 +43,21 @@ export class InvoicesService implements OnModuleDestroy {
       invoiceVersion: version,
       email,
     });
-    try {
-      await this.queue.add(INVOICE_JOB_NAME, job, { jobId: job.deliveryId });
-    } catch (error) {
-      throw new QueueUnavailableError({ cause: error });
-    }
-    this.metrics.invoicesEnqueued.inc();
-    this.logger.log({ msg: 'invoice job enqueued', requestId, deliveryId: job.deliveryId, orderId, version });
+    await this.invoices.db.transaction().execute(async (trx) => {
+      if ((await this.orders.find(trx, tenantId, orderId)) === undefined)
+        throw new OrderNotFoundError(orderId);
+      const recorded = await this.invoices.request(trx, orderId, version, email);
+      if (recorded !== email) throw new InvoiceVersionConflictError(orderId, version);
+      await this.invoices.addToOutbox(trx, job);
+    });
+    this.logger.log({
+      msg: 'invoice delivery committed',
+      requestId,
+      deliveryId: job.deliveryId,
+      orderId,
+      version,
+    });
+    await this.faults.trip(OrderFaultPoint.AfterInvoiceCommit, { 'delivery-id': job.deliveryId });
     return { deliveryId: job.deliveryId };
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.queue.close();
   }
 }

@@ -4,17 +4,17 @@ import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard, relay }
 import { OrderIdSchema, OrderPaymentSchema, type OrderPayment } from '@retry-safe/contracts';
 import { signalWhenCallerLeaves } from '@retry-safe/http-client';
 import { TenantId } from '../common/tenant-id.decorator.js';
-import { PaymentsClient } from './payments.client.js';
+import { OrderPaymentsService } from './order-payments.service.js';
 
 /**
- * Internal: pays an order. Reads the key with the chain's one parser (the rules payments applies), turns the
- * order's payment into the payments command, and relays the answer unchanged
- * (201 Charge with `Idempotent-Replayed`, or the problem with its status, `code` and `Retry-After`).
+ * Internal: pays an order. Reads the key with the chain's one parser (the rules payments applies), checks the
+ * order and the payment, charges through payments, applies the Charge to the order once, and relays payments'
+ * answer unchanged (201 Charge with `Idempotent-Replayed`, or the problem with its status, `code` and `Retry-After`).
  */
 @Controller('v1/orders')
 @UseGuards(JsonContentTypeGuard)
 export class PaymentsController {
-  constructor(private readonly payments: PaymentsClient) {}
+  constructor(private readonly payments: OrderPaymentsService) {}
 
   @Post(':orderId/payments')
   async create(
@@ -25,8 +25,10 @@ export class PaymentsController {
     @Chain() chain: ChainContext,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    const upstream = await this.payments.charge(
-      { tenantId, orderId, ...payment },
+    const upstream = await this.payments.pay(
+      tenantId,
+      orderId,
+      payment,
       idempotencyKey,
       chain,
       // The gateway gave up on this attempt (timeout, its client left): stop calling payments for it.

@@ -1,7 +1,13 @@
 import { Module } from '@nestjs/common';
+import { OrdersModule } from '../orders/orders.module.js';
+import { OrderPaymentsService } from './order-payments.service.js';
 import { PaymentsClient } from './payments.client.js';
 import { PaymentsController } from './payments.controller.js';
 
-/** `POST /v1/orders/{orderId}/payments` -> payments. */
-@Module({ controllers: [PaymentsController], providers: [PaymentsClient] })
+/** `POST /v1/orders/{orderId}/payments` -> payments, and the Charge applied to the order. */
+@Module({
+  imports: [OrdersModule],
+  controllers: [PaymentsController],
+  providers: [PaymentsClient, OrderPaymentsService],
+})
 export class PaymentsModule {}

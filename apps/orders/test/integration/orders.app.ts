@@ -1,25 +1,72 @@
+import { randomUUID } from 'node:crypto';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
 import { SHELL_APP_OPTIONS, whenReady, type ChainContext } from '@retry-safe/app-shell';
-import type { PaymentCommand } from '@retry-safe/contracts';
+import type { Charge, PaymentCommand } from '@retry-safe/contracts';
 import type { ServiceResponse } from '@retry-safe/http-client';
-import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
+import {
+  TEST_INTERNAL_TOKEN,
+  startPostgres,
+  startRedis,
+  type PostgresHandle,
+  type RedisHandle,
+} from '@retry-safe/testing';
+import type pg from 'pg';
 import { AppModule } from '../../src/app.module.js';
 import { loadOrdersConfig } from '../../src/config/orders-config.js';
 import { PaymentsClient } from '../../src/payments/payments.client.js';
 
-/** Stands for the payments client: records every charge and answers what the test set. */
+/**
+ * Stands for the payments client. By default it behaves as payments does: one Charge per key, replayed with
+ * `Idempotent-Replayed: true` to every repeat of the key, and 422 `idempotency_key_reused` for the key with another
+ * order, amount or currency. `answer` overrides that with a fixed response.
+ */
 export class FakePayments {
   readonly calls: Array<{ command: PaymentCommand; key: string; chain: ChainContext }> = [];
-  answer: ServiceResponse<unknown> = { ok: true, status: 201, data: { id: 'c-1' }, headers: {}, attempts: 1 };
+  readonly charges = new Map<string, Charge>();
+  answer: ServiceResponse<unknown> | undefined;
 
   async charge(command: PaymentCommand, key: string, chain: ChainContext): Promise<ServiceResponse<unknown>> {
     this.calls.push({ command, key, chain });
-    return this.answer;
+    if (this.answer !== undefined) return this.answer;
+    const stored = this.charges.get(key);
+    if (stored !== undefined && !sameCommand(stored, command)) return KEY_REUSED;
+    const charge = stored ?? {
+      id: randomUUID(),
+      orderId: command.orderId,
+      amount: command.amount,
+      currency: command.currency,
+      status: 'succeeded' as const,
+      providerChargeId: `ch_${this.charges.size + 1}`,
+    };
+    this.charges.set(key, charge);
+    const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
+    if (stored !== undefined) headers['idempotent-replayed'] = 'true';
+    return { ok: true, status: 201, data: charge, headers, attempts: 1 };
   }
 }
 
-/** orders as `main.ts` builds it (without listening), on a real Redis, once ready, its payments client replaced. */
+const KEY_REUSED: ServiceResponse<unknown> = {
+  ok: false,
+  status: 422,
+  data: {
+    type: 'urn:retry-safe:problem:idempotency_key_reused',
+    status: 422,
+    code: 'idempotency_key_reused',
+  },
+  headers: { 'content-type': 'application/problem+json; charset=utf-8' },
+  attempts: 1,
+};
+
+function sameCommand(charge: Charge, command: PaymentCommand): boolean {
+  return (
+    charge.orderId === command.orderId &&
+    charge.amount === command.amount &&
+    charge.currency === command.currency
+  );
+}
+
+/** orders as `main.ts` builds it (without listening), on a real Redis and Postgres, its payments client replaced. */
 export async function createOrdersApp(
   payments: FakePayments,
   env: Record<string, string>,
@@ -35,4 +82,35 @@ export async function createOrdersApp(
   await app.init();
   await whenReady(app);
   return app;
+}
+
+/** orders in-process on its own Redis and Postgres database, and a pool on that database for counting rows. */
+export interface OrdersWorld {
+  readonly app: INestApplication;
+  readonly redis: RedisHandle;
+  readonly postgres: PostgresHandle;
+  readonly pool: pg.Pool;
+  close(): Promise<void>;
+}
+
+/** Starts an {@link OrdersWorld} (`startRedis`, `startPostgres`: a fresh database); `close` stops all of it. */
+export async function startOrdersWorld(
+  payments: FakePayments,
+  env: Record<string, string> = {},
+): Promise<OrdersWorld> {
+  const [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  const pool = postgres.pool();
+  const app = await createOrdersApp(payments, { REDIS_URL: redis.url, DATABASE_URL: postgres.url, ...env });
+  return {
+    app,
+    redis,
+    postgres,
+    pool,
+    async close() {
+      await app.close();
+      await pool.end();
+      await redis.close();
+      await postgres.close();
+    },
+  };
 }

@@ -5,20 +5,24 @@ import { INVOICES_QUEUE, InvoiceJobSchema, MAX_INVOICE_VERSION } from '@retry-sa
 import {
   TEST_INTERNAL_AUTHORIZATION,
   TEST_INTERNAL_TOKEN,
+  startPostgres,
   startRedis,
+  type PostgresHandle,
   type RedisHandle,
 } from '@retry-safe/testing';
 import { Queue } from 'bullmq';
 import request from 'supertest';
+import { OutboxRelay } from '../../src/invoices/outbox-relay.service.js';
 import { FakePayments, createOrdersApp } from './orders.app.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 const ORDER = '6c1f4b6e-8b1e-4c3a-9f55-2d3c4b5a6978';
 
-describe('orders in-process on a real Redis, payments replaced', () => {
+describe('orders in-process on a real Redis and Postgres, payments replaced', () => {
   const payments = new FakePayments();
   const prefix = `it-orders-${randomUUID().slice(0, 8)}`;
   let redis: RedisHandle;
+  let postgres: PostgresHandle;
   let app: INestApplication;
   let queue: Queue;
   const post = (path: string) =>
@@ -29,8 +33,12 @@ describe('orders in-process on a real Redis, payments replaced', () => {
       .set('x-request-id', 'req-1');
 
   beforeAll(async () => {
-    redis = await startRedis();
-    app = await createOrdersApp(payments, { REDIS_URL: redis.url, BULLMQ_PREFIX: prefix });
+    [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+    app = await createOrdersApp(payments, {
+      REDIS_URL: redis.url,
+      DATABASE_URL: postgres.url,
+      BULLMQ_PREFIX: prefix,
+    });
     queue = new Queue(INVOICES_QUEUE, { connection: { url: redis.url }, prefix });
   });
   afterAll(async () => {
@@ -38,28 +46,50 @@ describe('orders in-process on a real Redis, payments replaced', () => {
     await queue?.close();
     await app?.close();
     await redis?.close();
+    await postgres?.close();
   });
   beforeEach(() => {
     payments.calls.length = 0;
+    payments.answer = undefined;
   });
 
   it('turns a payment into the payment command with the decoded key and the chain, and relays the answer', async () => {
+    // The order must exist now (orders owns it), and a 201 must carry a Charge (orders applies it).
+    const created = await request(app.getHttpServer())
+      .post('/v1/orders')
+      .set('x-tenant-id', TENANT)
+      .set(TEST_INTERNAL_AUTHORIZATION)
+      .set('Idempotency-Key', `create-${randomUUID()}`)
+      .send({ amount: 1999, currency: 'EUR' });
+    const orderId: string = created.body.id;
+    const charge = {
+      id: randomUUID(),
+      orderId,
+      amount: 1999,
+      currency: 'EUR',
+      status: 'succeeded',
+      providerChargeId: 'ch_1',
+    };
     payments.answer = {
       ok: true,
       status: 201,
-      data: { id: 'c-1' },
+      data: charge,
       headers: { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
       attempts: 1,
     };
-    const res = await post('/payments')
+    const res = await request(app.getHttpServer())
+      .post(`/v1/orders/${orderId}/payments`)
+      .set('x-tenant-id', TENANT)
+      .set(TEST_INTERNAL_AUTHORIZATION)
+      .set('x-request-id', 'req-1')
       .set('Idempotency-Key', '"pay order 42"')
       .set('x-request-deadline', String(Date.now() + 5_000))
       .send({ amount: 1999, currency: 'EUR' });
 
-    expect([res.status, res.body, res.headers['idempotent-replayed']]).toEqual([201, { id: 'c-1' }, 'true']);
+    expect([res.status, res.body, res.headers['idempotent-replayed']]).toEqual([201, charge, 'true']);
     expect(payments.calls).toEqual([
       {
-        command: { tenantId: TENANT, orderId: ORDER, amount: 1999, currency: 'EUR' },
+        command: { tenantId: TENANT, orderId, amount: 1999, currency: 'EUR' },
         key: 'pay order 42',
         chain: { requestId: 'req-1', deadline: expect.any(Number) },
       },
@@ -84,6 +114,7 @@ describe('orders in-process on a real Redis, payments replaced', () => {
     const req = request(app.getHttpServer())
       .post(`/v1/orders/${ORDER}/payments`)
       .set('x-tenant-id', TENANT)
+      .set(TEST_INTERNAL_AUTHORIZATION)
       .set('Idempotency-Key', 'k-untrusted')
       .set('Content-Type', 'application/json');
     const res = await (auth === undefined ? req : req.set('Authorization', auth)).send('{bad');
@@ -100,6 +131,7 @@ describe('orders in-process on a real Redis, payments replaced', () => {
     const res = await request(app.getHttpServer())
       .post(`/v1/orders/${ORDER}/invoices`)
       .set('x-tenant-id', TENANT)
+      .set(TEST_INTERNAL_AUTHORIZATION)
       .send({ version: 2, email: 'ada@example.com' });
     expect([res.status, res.body.code]).toEqual([401, 'unauthorized']);
     expect(await queue.count()).toBe(before);
@@ -112,14 +144,27 @@ describe('orders in-process on a real Redis, payments replaced', () => {
   });
 
   it('publishes one invoice job in the contract shape, with the delivery id it answers', async () => {
-    const res = await post('/invoices').send({ version: 2, email: 'ada@example.com' });
+    // The order must exist now, and the job reaches the queue through the outbox relay.
+    const created = await request(app.getHttpServer())
+      .post('/v1/orders')
+      .set('x-tenant-id', TENANT)
+      .set(TEST_INTERNAL_AUTHORIZATION)
+      .set('Idempotency-Key', `create-${randomUUID()}`)
+      .send({ amount: 1999, currency: 'EUR' });
+    const orderId: string = created.body.id;
+    const res = await request(app.getHttpServer())
+      .post(`/v1/orders/${orderId}/invoices`)
+      .set('x-tenant-id', TENANT)
+      .set(TEST_INTERNAL_AUTHORIZATION)
+      .send({ version: 2, email: 'ada@example.com' });
+    await app.get(OutboxRelay).drain();
 
     expect(res.status).toBe(202);
     const job = await queue.getJob(res.body.deliveryId);
     expect(job?.data).toEqual({
       deliveryId: res.body.deliveryId,
       tenantId: TENANT,
-      orderId: ORDER,
+      orderId,
       invoiceVersion: 2,
       email: 'ada@example.com',
     });
@@ -140,8 +185,8 @@ describe('orders in-process on a real Redis, payments replaced', () => {
     );
   });
 
-  it('is ready while its Redis answers', async () => {
+  it('is ready while its Redis and its Postgres answer', async () => {
     const res = await request(app.getHttpServer()).get('/health');
-    expect([res.status, res.body]).toEqual([200, { status: 'ok', redis: 'up' }]);
+    expect([res.status, res.body]).toEqual([200, { status: 'ok', redis: 'up', postgres: 'up' }]);
   });
 });

@@ -12,7 +12,11 @@ describe('loadOrdersConfig', () => {
       paymentsUrls: ['http://127.0.0.1:3002'],
       redisUrl: 'redis://127.0.0.1:6379',
       redisClusterNodes: [],
+      databaseUrl: 'postgres://postgres@127.0.0.1:5432/retry_safe',
+      databasePoolSize: 10,
+      idempotency: { ttlMs: 3_600_000, commandTimeoutMs: 1_000 },
       bullmqPrefix: 'bull',
+      outbox: { pollMs: 1_000, batchSize: 100 },
       upstream: { retries: 3, attemptTimeoutMs: 5_000 },
       requestBudgetMs: 10_000,
       bodyLimitBytes: 16_384,
@@ -40,6 +44,8 @@ describe('loadOrdersConfig', () => {
         REDIS_URL: 'http://127.0.0.1:6379',
         BULLMQ_PREFIX: 'has space',
         UPSTREAM_RETRIES: '-1',
+        DATABASE_URL: 'mysql://127.0.0.1/retry_safe',
+        DATABASE_POOL_SIZE: '0',
       });
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/ORDERS_PORT="abc": must be a number/);
@@ -47,6 +53,10 @@ describe('loadOrdersConfig', () => {
     expect(load).toThrow(/REDIS_URL="http:\/\/127.0.0.1:6379": must be a redis:\/\/ or rediss:\/\/ URL/);
     expect(load).toThrow(/BULLMQ_PREFIX="has space"/);
     expect(load).toThrow(/UPSTREAM_RETRIES="-1": must be between 0 and 10/);
+    expect(load).toThrow(
+      /DATABASE_URL="mysql:\/\/127.0.0.1\/retry_safe": must be a postgres:\/\/ or postgresql:\/\/ URL/,
+    );
+    expect(load).toThrow(/DATABASE_POOL_SIZE="0": must be between 1 and 100/);
   });
 
   it('reads Redis Cluster nodes, and then wants a hash tag in the queue prefix', () => {

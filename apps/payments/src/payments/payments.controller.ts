@@ -2,9 +2,8 @@ import { Body, Controller, HttpCode, HttpStatus, Post, Res, UseGuards } from '@n
 import { CoordinateOutcome } from '@retry-safe/idempotency';
 import type { Response } from 'express';
 import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/app-shell';
-import { PaymentCommandSchema, type PaymentCommand } from '@retry-safe/contracts';
+import { PaymentCommandSchema, type Charge, type PaymentCommand } from '@retry-safe/contracts';
 import { ChainHeader } from '@retry-safe/contracts/http';
-import type { Charge } from './charge.js';
 import { PaymentsService } from './payments.service.js';
 
 /**

@@ -9,13 +9,12 @@ import {
 } from '@retry-safe/idempotency';
 import { IDEMPOTENCY_COORDINATOR } from '@retry-safe/idempotency/nest';
 import { RuntimeSettings, type ChainContext } from '@retry-safe/app-shell';
-import type { PaymentCommand } from '@retry-safe/contracts';
+import { ChargeSchema, type Charge, type PaymentCommand } from '@retry-safe/contracts';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
 import { idempotencyInForce, type PaymentsSettings } from '../config/payments-settings.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ProviderClient } from '../provider/provider.client.js';
 import { chargeIdOf } from './charge-id.js';
-import { ChargeSchema, type Charge } from './charge.js';
 
 /** A Charge and how it was obtained. */
 export interface PaymentResult {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ChargeSchema } from '../../src/payments/charge.js';
+import { ChargeSchema } from '@retry-safe/contracts';
 import { chargeIdOf } from '../../src/payments/charge-id.js';
 
 const operation = 'payment.charge.a000000000004000800000000000000a';

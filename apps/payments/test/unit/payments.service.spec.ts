@@ -7,11 +7,10 @@ import {
   type IdempotentAction,
 } from '@retry-safe/idempotency';
 import { RuntimeSettings, type ChainContext } from '@retry-safe/app-shell';
-import type { PaymentCommand } from '@retry-safe/contracts';
+import type { Charge, PaymentCommand } from '@retry-safe/contracts';
 import { loadPaymentsConfig, type PaymentsConfig } from '../../src/config/payments-config.js';
 import { paymentsSettings } from '../../src/config/payments-settings.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
-import { type Charge } from '../../src/payments/charge.js';
 import { PaymentsService, chargeOperation } from '../../src/payments/payments.service.js';
 import type { ProviderClient, ProviderChargeRequest } from '../../src/provider/provider.client.js';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';

@@ -68,7 +68,7 @@ export class AppShellModule implements NestModule {
         ? []
         : [{ provide: scenarioJournal.constructor, useValue: scenarioJournal }]),
       ...settings.map((value) => ({ provide: RuntimeSettings, useValue: value })),
-      readinessProvider(options.redis !== undefined),
+      readinessProvider(options.redis !== undefined, options.readiness),
       { provide: ShutdownState, useClass: ShutdownState },
     ];
     const providers: Provider[] = [
@@ -107,13 +107,16 @@ export class AppShellModule implements NestModule {
 
 const ANYONE: CallerAuthenticator = { authenticate: () => undefined };
 
-function readinessProvider(withRedis: boolean): Provider {
-  if (!withRedis) return { provide: READINESS_CHECKS, useValue: [] };
+function readinessProvider(withRedis: boolean, own: AppShellOptions<unknown>['readiness']): Provider {
+  const inject = own?.inject ?? [];
   return {
     provide: READINESS_CHECKS,
-    inject: [REDIS_CLIENT],
-    useFactory: (redis: Redis | Cluster): ReadinessCheck[] => [
-      { name: 'redis', check: () => pingRedis(redis) },
-    ],
+    inject: withRedis ? [REDIS_CLIENT, ...inject] : [...inject],
+    useFactory: (...deps: unknown[]): ReadinessCheck[] => {
+      const checks = own?.useFactory(...((withRedis ? deps.slice(1) : deps) as never[])) ?? [];
+      if (!withRedis) return [...checks];
+      const redis = deps[0] as Redis | Cluster;
+      return [{ name: 'redis', check: () => pingRedis(redis) }, ...checks];
+    },
   };
 }

@@ -2,6 +2,7 @@ import type { InjectionToken, Type } from '@nestjs/common';
 import type { Journal } from '../admin/request-journal.js';
 import type { CallerAuthenticator } from '../auth/caller-authentication.js';
 import type { RuntimeSettingsDefinition } from '../admin/runtime-settings.js';
+import type { ReadinessCheck } from '../health/health.controller.js';
 import type { HttpMetrics } from '../metrics.js';
 import type { MetricsListenerOptions } from '../metrics-listener.js';
 import type { ProblemExceptionFilterOptions } from '../problem-exception.filter.js';
@@ -44,6 +45,14 @@ export interface AppShellOptions<C, S extends object = never> {
   readonly metricsListener?: MetricsListenerOptions | undefined;
   /** The Redis the app needs (`REDIS_URL`): the client, and readiness depends on it. @default none */
   readonly redis?: RedisModuleOptions;
+  /**
+   * Readiness checks besides Redis', built from the app's own providers (e.g. `{ inject: [ORDERS_DB], useFactory:
+   * (db) => [{ name: 'postgres', check: ... }] }`); `GET /health` reports each by name. @default none
+   */
+  readonly readiness?: {
+    readonly inject: readonly InjectionToken[];
+    readonly useFactory: (...deps: never[]) => readonly ReadinessCheck[];
+  };
   /** What a scenario may switch with `PUT /__config`; without it the app has no `/__config`. */
   readonly settings?: RuntimeSettingsDefinition<S>;
   /**

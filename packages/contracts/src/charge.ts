@@ -1,8 +1,9 @@
 import { z } from 'zod';
 
 /**
- * The result of a payment, stored by the coordinator and replayed as it is. Its key order is the order of this
- * shape: both a first answer and a replay go through `ChargeSchema.parse`, so they serialize to the same bytes.
+ * The result of a payment as payments answers it (`201` of `POST /v1/payments`), stored by its coordinator and
+ * replayed as it is; orders reads it to apply the charge to the order. Its key order is the order of this shape:
+ * both a first answer and a replay go through `ChargeSchema.parse`, so they serialize to the same bytes.
  */
 export const ChargeSchema = z.strictObject({
   /** Derived from the operation, the key and the provider charge (see `chargeIdOf`): one id per Charge. */

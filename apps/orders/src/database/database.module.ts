@@ -1,0 +1,122 @@
+import {
+  Global,
+  Inject,
+  Injectable,
+  Logger,
+  Module,
+  type DynamicModule,
+  type OnApplicationShutdown,
+} from '@nestjs/common';
+import { IdempotencyCoordinator, InFlightMode } from '@retry-safe/idempotency';
+import { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
+import type { ReadinessCheck } from '@retry-safe/app-shell';
+import { Kysely, PostgresDialect, sql } from 'kysely';
+import { Migrator } from 'kysely/migration';
+import pg from 'pg';
+import type { OrdersConfig } from '../config/orders-config.js';
+import { ordersMigrations } from './migrations.js';
+import type { OrdersDatabase } from './orders-database.js';
+
+/** DI token of the `Kysely<OrdersDatabase>` (on the one pool of the service). */
+export const ORDERS_DB = Symbol('ORDERS_DB');
+/** DI token of the coordinator whose records live in the orders database, in the callers' transactions. */
+export const ORDERS_COORDINATOR = Symbol('ORDERS_COORDINATOR');
+
+/** The pool, its Kysely and its idempotency store, migrated; what {@link DatabaseModule} builds once. */
+export interface OrdersDatabaseHandle {
+  readonly pool: pg.Pool;
+  readonly db: Kysely<OrdersDatabase>;
+  readonly store: PostgresIdempotencyStore;
+}
+
+/**
+ * Opens the pool and migrates: the idempotency store's table first (its own `migrate`, safe concurrently), then the
+ * orders schema with Kysely's Migrator. A failed migration stops the start-up with its cause.
+ */
+export async function openOrdersDatabase(config: OrdersConfig): Promise<OrdersDatabaseHandle> {
+  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.databasePoolSize });
+  // An idle client's error (the server restarting) must not crash the process; the next query reports it.
+  pool.on('error', (error) =>
+    new Logger('Database').warn({ msg: 'idle client error', error: error.message }),
+  );
+  const db = new Kysely<OrdersDatabase>({ dialect: new PostgresDialect({ pool }) });
+  const store = new PostgresIdempotencyStore(pool, { commandTimeoutMs: config.idempotency.commandTimeoutMs });
+  try {
+    await store.migrate();
+    const { error } = await new Migrator({ db, provider: ordersMigrations }).migrateToLatest();
+    if (error !== undefined) throw error;
+  } catch (error) {
+    await store.close();
+    await db.destroy();
+    throw new Error(`orders: migrating ${redacted(config.databaseUrl)} failed`, { cause: error });
+  }
+  return { pool, db, store };
+}
+
+/**
+ * The readiness check of the orders database: `SELECT 1` answers within `timeoutMs` (a paused server must not
+ * hold `GET /health`).
+ */
+export function postgresReadiness(db: Kysely<OrdersDatabase>, timeoutMs: number): ReadinessCheck {
+  return {
+    name: 'postgres',
+    check: async () => {
+      let timer: NodeJS.Timeout | undefined;
+      const timeout = new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(false), timeoutMs);
+      });
+      const ping = sql`SELECT 1`.execute(db).then(
+        () => true,
+        () => false,
+      );
+      try {
+        return await Promise.race([ping, timeout]);
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+function redacted(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.password !== '') parsed.password = '***';
+  return parsed.toString();
+}
+
+const HANDLE = Symbol('ORDERS_DATABASE_HANDLE');
+
+/** Closes the store (its LISTEN connection and sweep) and then the pool, after the features have stopped. */
+@Injectable()
+class DatabaseShutdown implements OnApplicationShutdown {
+  constructor(@Inject(HANDLE) private readonly handle: OrdersDatabaseHandle) {}
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.handle.store.close();
+    await this.handle.db.destroy();
+  }
+}
+
+/** The orders database for every feature module: {@link ORDERS_DB} and {@link ORDERS_COORDINATOR}. */
+@Global()
+@Module({})
+export class DatabaseModule {
+  static forRoot(config: OrdersConfig): DynamicModule {
+    return {
+      module: DatabaseModule,
+      providers: [
+        { provide: HANDLE, useFactory: () => openOrdersDatabase(config) },
+        { provide: ORDERS_DB, inject: [HANDLE], useFactory: (h: OrdersDatabaseHandle) => h.db },
+        {
+          provide: ORDERS_COORDINATOR,
+          inject: [HANDLE],
+          // Transactional calls only: a duplicate waits on the record's unique index, never on a lease.
+          useFactory: (h: OrdersDatabaseHandle) =>
+            new IdempotencyCoordinator(h.store, { inFlight: InFlightMode.Raise }),
+        },
+        DatabaseShutdown,
+      ],
+      exports: [ORDERS_DB, ORDERS_COORDINATOR],
+    };
+  }
+}

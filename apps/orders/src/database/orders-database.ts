@@ -1,0 +1,60 @@
+import type { ColumnType, Generated } from 'kysely';
+import type { InvoiceJob, OrderStatus } from '@retry-safe/contracts';
+
+/** `created_at` columns: set by the database (`now()`, millisecond precision so a cursor can quote them exactly). */
+type CreatedAt = ColumnType<Date, never, never>;
+
+/** `orders`: one row per order, owned by a tenant. `paid_amount` is the sum of its applied charges. */
+export interface OrdersTable {
+  id: string;
+  tenant_id: string;
+  amount: number;
+  currency: string;
+  paid_amount: ColumnType<number, number | undefined, number>;
+  status: OrderStatus;
+  created_at: CreatedAt;
+}
+
+/**
+ * `order_payments`: the charges applied to an order, one row per Charge. Its primary key is the Charge's id, so a
+ * charge can be applied once whatever the retries (a unique constraint, not a read-then-write).
+ */
+export interface OrderPaymentsTable {
+  charge_id: string;
+  order_id: string;
+  amount: number;
+  currency: string;
+  status: 'succeeded';
+  provider_charge_id: string;
+  created_at: CreatedAt;
+}
+
+/** `invoice_requests`: one per order and invoice version, with the address it goes to (the first request's). */
+export interface InvoiceRequestsTable {
+  order_id: string;
+  version: number;
+  email: string;
+  created_at: CreatedAt;
+}
+
+/**
+ * `invoice_outbox`: one row per delivery to publish, written in the transaction of its request; the relay puts it
+ * on the queue (job id = `delivery_id`) and then sets `published_at`.
+ */
+export interface InvoiceOutboxTable {
+  id: Generated<string>;
+  delivery_id: string;
+  order_id: string;
+  version: number;
+  payload: ColumnType<InvoiceJob, string, string>;
+  created_at: CreatedAt;
+  published_at: ColumnType<Date | null, never, Date>;
+}
+
+/** The orders database as Kysely sees it (the processing records' table is the idempotency store's own). */
+export interface OrdersDatabase {
+  orders: OrdersTable;
+  order_payments: OrderPaymentsTable;
+  invoice_requests: InvoiceRequestsTable;
+  invoice_outbox: InvoiceOutboxTable;
+}

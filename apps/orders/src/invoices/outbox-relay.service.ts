@@ -1,0 +1,135 @@
+import {
+  Inject,
+  Injectable,
+  Logger,
+  type OnApplicationBootstrap,
+  type OnModuleDestroy,
+} from '@nestjs/common';
+import { REDIS_CLIENT } from '@retry-safe/app-shell';
+import { INVOICES_QUEUE, INVOICE_JOB_NAME, type InvoiceJob } from '@retry-safe/contracts';
+import { Queue } from 'bullmq';
+import type { Cluster, Redis } from 'ioredis';
+import pg from 'pg';
+import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
+import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
+import { MetricsService } from '../metrics/metrics.service.js';
+import { InvoicesRepository, OUTBOX_CHANNEL } from './invoices.repository.js';
+
+/**
+ * Publishes the invoice outbox to the `invoices` queue. Woken by `NOTIFY` on every commit of a row (a dedicated
+ * `LISTEN` connection) and by a poll every `OUTBOX_POLL_MS` (a missed notification, a row left by a crash, Redis
+ * back after an outage). Each round, in one transaction: claim unpublished rows `FOR UPDATE SKIP LOCKED`, add them
+ * to the queue with the row's `delivery_id` as the job id, mark them published. Killed after adding and before the
+ * commit, the rows stay unpublished and are added again: BullMQ ignores an add whose job id exists, so the queue
+ * still holds one job per row. Safe on several replicas: a row locked by one relay is skipped by the others.
+ * Jobs retry 5 times with exponential backoff and full jitter (up to 1 s, 2 s, 4 s...) when the worker fails them;
+ * once those are spent, the worker's retry horizon keeps a transiently failing job alive (24 h by default).
+ */
+@Injectable()
+export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
+  private readonly logger = new Logger(OutboxRelay.name);
+  private readonly queue: Queue<InvoiceJob, unknown, typeof INVOICE_JOB_NAME>;
+  private listener: pg.Client | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private running: Promise<void> | undefined;
+  private again = false;
+  private stopped = false;
+
+  constructor(
+    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+    @Inject(REDIS_CLIENT) redis: Redis | Cluster,
+    private readonly invoices: InvoicesRepository,
+    private readonly faults: OrderFaults,
+    private readonly metrics: MetricsService,
+  ) {
+    this.queue = new Queue(INVOICES_QUEUE, {
+      // The shared client fails fast while Redis is down: a round fails, its rows wait for the next one.
+      connection: redis,
+      prefix: config.bullmqPrefix,
+      defaultJobOptions: {
+        attempts: 5,
+        // jitter 1: each delay drawn in [0, 2^n s], so jobs that failed together do not come back together.
+        backoff: { type: 'exponential', delay: 1_000, jitter: 1 },
+        // Keep finished jobs for a day (the receipts are worth inspecting), bounded in number.
+        removeOnComplete: { age: 86_400, count: 10_000 },
+        removeOnFail: { age: 7 * 86_400 },
+      },
+    });
+    this.queue.on('error', (error: Error) =>
+      this.logger.warn({ msg: 'invoice queue error', error: error.message }),
+    );
+  }
+
+  async onApplicationBootstrap(): Promise<void> {
+    await this.listen().catch((error: unknown) =>
+      this.logger.warn({ msg: 'outbox LISTEN failed; polling only', error: String(error) }),
+    );
+    this.timer = setInterval(() => this.wake(), this.config.outbox.pollMs);
+    this.wake();
+  }
+
+  /** Publishes what is pending now; resolves when the outbox is empty (for tests and shutdown). */
+  async drain(): Promise<void> {
+    this.wake();
+    while (this.running !== undefined) await this.running;
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.timer);
+    while (this.running !== undefined) await this.running;
+    await this.listener?.end().catch(() => undefined);
+    await this.queue.close();
+  }
+
+  private async listen(): Promise<void> {
+    const listener = new pg.Client({ connectionString: this.config.databaseUrl });
+    listener.on('error', (error) => this.logger.warn({ msg: 'outbox listener error', error: error.message }));
+    listener.on('notification', () => this.wake());
+    await listener.connect();
+    await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
+    this.listener = listener;
+  }
+
+  /** Starts a round, or asks the running one for another: rounds never overlap within a process. */
+  private wake(): void {
+    if (this.stopped) return;
+    if (this.running !== undefined) {
+      this.again = true;
+      return;
+    }
+    this.running = this.rounds().finally(() => {
+      this.running = undefined;
+    });
+  }
+
+  private async rounds(): Promise<void> {
+    do {
+      this.again = false;
+      try {
+        // A full batch means there may be more: go on at once.
+        if ((await this.round()) === this.config.outbox.batchSize) this.again = true;
+      } catch (error) {
+        this.logger.warn({ msg: 'outbox round failed; the rows wait for the next', error: String(error) });
+        return;
+      }
+    } while (this.again && !this.stopped);
+  }
+
+  private round(): Promise<number> {
+    return this.invoices.db.transaction().execute(async (trx) => {
+      const rows = await this.invoices.claimUnpublished(trx, this.config.outbox.batchSize);
+      if (rows.length === 0) return 0;
+      await this.queue.addBulk(
+        rows.map((row) => ({ name: INVOICE_JOB_NAME, data: row.payload, opts: { jobId: row.deliveryId } })),
+      );
+      await this.faults.trip(OrderFaultPoint.AfterPublish, { 'delivery-id': rows[0]?.deliveryId ?? '' });
+      await this.invoices.markPublished(
+        trx,
+        rows.map((row) => row.id),
+      );
+      this.metrics.invoicesEnqueued.inc(rows.length);
+      return rows.length;
+    });
+  }
+}

@@ -1,0 +1,143 @@
+import { Inject, Injectable } from '@nestjs/common';
+import type { ChainContext } from '@retry-safe/app-shell';
+import { ChargeSchema, type Charge, type OrderPayment } from '@retry-safe/contracts';
+import type { ServiceResponse } from '@retry-safe/http-client';
+import {
+  IdempotencyCoordinator,
+  IdempotencyErrorCode,
+  fingerprintOf,
+  isIdempotencyError,
+  schemaCodec,
+  type CoordinateRequest,
+} from '@retry-safe/idempotency';
+import { kyselyTransaction } from '@retry-safe/idempotency/postgres';
+import {
+  CurrencyMismatchError,
+  OrderNotFoundError,
+  PaymentExceedsBalanceError,
+} from '../common/orders-errors.js';
+import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
+import { ORDERS_COORDINATOR } from '../database/database.module.js';
+import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
+import { OrdersRepository, type OrderRow } from '../orders/orders.repository.js';
+import { PaymentsClient } from './payments.client.js';
+
+const chargeCodec = schemaCodec(ChargeSchema);
+
+/** The idempotency scope of applying a tenant's charges to its orders. */
+export function applyChargeOperation(tenantId: string): string {
+  return `order.payment.${tenantId.replaceAll('-', '')}`;
+}
+
+/** Thrown out of the admission transaction to roll it back once the payment is admitted. */
+class Admitted extends Error {}
+
+/**
+ * Paying an order: admit, charge through payments, apply the Charge once.
+ *
+ * Every attempt is passed on to payments (it holds the record of the external effect and replays it); orders
+ * keeps its own record for the key, in its database, in the transaction that applies the Charge to the order.
+ */
+@Injectable()
+export class OrderPaymentsService {
+  constructor(
+    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+    @Inject(ORDERS_COORDINATOR) private readonly coordinator: IdempotencyCoordinator,
+    private readonly orders: OrdersRepository,
+    private readonly payments: PaymentsClient,
+    private readonly faults: OrderFaults,
+  ) {}
+
+  /** Pays `orderId`; resolves to payments' answer, to relay as it came. `signal`: the caller left, stop. */
+  async pay(
+    tenantId: string,
+    orderId: string,
+    payment: OrderPayment,
+    idempotencyKey: string,
+    chain: ChainContext,
+    signal?: AbortSignal,
+  ): Promise<ServiceResponse<unknown>> {
+    const record = this.recordOf(tenantId, orderId, payment, idempotencyKey);
+    await this.admit(tenantId, orderId, payment, record);
+    const upstream = await this.payments.charge(
+      { tenantId, orderId, ...payment },
+      idempotencyKey,
+      chain,
+      signal,
+    );
+    if (upstream.status !== 201) return upstream;
+    const charge = ChargeSchema.parse(upstream.data);
+    await this.faults.trip(OrderFaultPoint.AfterCharge, { 'idempotency-key': idempotencyKey });
+    await this.apply(charge, record);
+    return upstream;
+  }
+
+  /**
+   * The checks, in the order the API promises: the order exists (404); then the key, by the record itself: a key
+   * whose Charge is applied already skips the rules (its payment may be the one that paid the order), and a key
+   * reused with other parameters skips them too, so payments, which holds the record of the charge, answers its
+   * 422 `idempotency_key_reused` (relayed byte for byte); then the business rules. Runs in a transaction that is
+   * always rolled back: the claim it takes to ask the record is never committed.
+   */
+  private async admit(
+    tenantId: string,
+    orderId: string,
+    payment: OrderPayment,
+    record: CoordinateRequest<Charge>,
+  ): Promise<void> {
+    try {
+      await this.orders.db.transaction().execute(async (trx) => {
+        const order = await this.orders.find(trx, tenantId, orderId);
+        if (order === undefined) throw new OrderNotFoundError(orderId);
+        await this.coordinator.coordinateInTransaction(kyselyTransaction(trx), record, () => {
+          assertPayable(order, payment);
+          throw new Admitted();
+        });
+        // Replayed: this key's Charge is applied; payments will replay it.
+        throw new Admitted();
+      });
+    } catch (error) {
+      if (error instanceof Admitted) return;
+      if (isIdempotencyError(error) && error.code === IdempotencyErrorCode.KeyReuse) return;
+      throw error;
+    }
+  }
+
+  /**
+   * Applies the Charge in one transaction with the record for the key: the record's unique index serialises
+   * concurrent retries of the key (the second replays), and the charge's primary key keeps any other path from
+   * applying it twice.
+   */
+  private async apply(charge: Charge, record: CoordinateRequest<Charge>): Promise<void> {
+    await this.orders.db.transaction().execute((trx) =>
+      this.coordinator.coordinateInTransaction(kyselyTransaction(trx), record, async () => {
+        await this.orders.applyCharge(trx, charge);
+        return charge;
+      }),
+    );
+  }
+
+  private recordOf(
+    tenantId: string,
+    orderId: string,
+    payment: OrderPayment,
+    idempotencyKey: string,
+  ): CoordinateRequest<Charge> {
+    return {
+      operation: applyChargeOperation(tenantId),
+      key: idempotencyKey,
+      ttlMs: this.config.idempotency.ttlMs,
+      codec: chargeCodec,
+      fingerprint: fingerprintOf({ orderId, amount: payment.amount, currency: payment.currency }),
+    };
+  }
+}
+
+/** The business rules of a payment. */
+function assertPayable(order: OrderRow, payment: OrderPayment): void {
+  if (payment.currency !== order.currency) {
+    throw new CurrencyMismatchError(order.id, order.currency, payment.currency);
+  }
+  const owed = order.amount - order.paid_amount;
+  if (payment.amount > owed) throw new PaymentExceedsBalanceError(order.id, owed, payment.amount);
+}
