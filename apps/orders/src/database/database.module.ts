@@ -35,9 +35,12 @@ export interface OrdersDatabaseHandle {
  */
 export async function openOrdersDatabase(config: OrdersConfig): Promise<OrdersDatabaseHandle> {
   const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.databasePoolSize });
-  // An idle client's error (the server restarting) must not crash the process; the next query reports it.
-  pool.on('error', (error) =>
-    new Logger('Database').warn({ msg: 'idle client error', error: error.message }),
+  const logger = new Logger('Database');
+  // A connection's error (the server stopping or restarting) must not crash the process: an idle client's is
+  // reported here, a checked-out client's also fails its query, which reports it to the caller.
+  pool.on('error', (error) => logger.warn({ msg: 'idle client error', error: error.message }));
+  pool.on('connect', (client) =>
+    client.on('error', (error) => logger.warn({ msg: 'client error', error: error.message })),
   );
   const db = new Kysely<OrdersDatabase>({ dialect: new PostgresDialect({ pool }) });
   const store = new PostgresIdempotencyStore(pool, { commandTimeoutMs: config.idempotency.commandTimeoutMs });
