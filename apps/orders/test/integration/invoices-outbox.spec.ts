@@ -8,7 +8,13 @@ import type pg from 'pg';
 import request from 'supertest';
 import { OutboxRelay } from '../../src/invoices/outbox-relay.service.js';
 import { MetricsService } from '../../src/metrics/metrics.service.js';
-import { FakePayments, createOrdersApp, startOrdersWorld, type OrdersWorld } from './orders.app.js';
+import {
+  FakePayments,
+  createOrder,
+  createOrdersApp,
+  startOrdersWorld,
+  type OrdersWorld,
+} from './orders.app.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 const published = async (app: INestApplication): Promise<number> =>
@@ -21,15 +27,8 @@ describe('invoice requests through the outbox', () => {
   let queue: Queue;
   const prefix = `it-outbox-${randomUUID().slice(0, 8)}`;
 
-  const newOrder = async (app: INestApplication): Promise<string> =>
-    (
-      await request(app.getHttpServer())
-        .post('/v1/orders')
-        .set('x-tenant-id', TENANT)
-        .set(TEST_INTERNAL_AUTHORIZATION)
-        .set('Idempotency-Key', `create-${randomUUID()}`)
-        .send({ amount: 100, currency: 'EUR' })
-    ).body.id;
+  const newOrder = (app: INestApplication): Promise<string> =>
+    createOrder(app, TENANT, { amount: 100, currency: 'EUR' });
   const requestInvoice = (app: INestApplication, orderId: string, body: object) =>
     request(app.getHttpServer())
       .post(`/v1/orders/${orderId}/invoices`)

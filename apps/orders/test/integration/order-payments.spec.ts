@@ -4,7 +4,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { INestApplication } from '@nestjs/common';
 import type pg from 'pg';
 import request from 'supertest';
-import { FakePayments, startOrdersWorld, type OrdersWorld } from './orders.app.js';
+import { FakePayments, createOrder, startOrdersWorld, type OrdersWorld } from './orders.app.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 
@@ -14,15 +14,8 @@ describe('paying an order: checks in order, every attempt passed on to payments,
   let pool: pg.Pool;
   let app: INestApplication;
 
-  const newOrder = async (amount: number, currency = 'EUR'): Promise<string> => {
-    const res = await request(app.getHttpServer())
-      .post('/v1/orders')
-      .set('x-tenant-id', TENANT)
-      .set(TEST_INTERNAL_AUTHORIZATION)
-      .set('Idempotency-Key', `create-${randomUUID()}`)
-      .send({ amount, currency });
-    return res.body.id;
-  };
+  const newOrder = (amount: number, currency = 'EUR'): Promise<string> =>
+    createOrder(app, TENANT, { amount, currency });
   const pay = (orderId: string, key: string, body: unknown) =>
     request(app.getHttpServer())
       .post(`/v1/orders/${orderId}/payments`)

@@ -5,6 +5,7 @@ import { SHELL_APP_OPTIONS, whenReady, type ChainContext } from '@retry-safe/app
 import type { Charge, PaymentCommand } from '@retry-safe/contracts';
 import type { ServiceResponse } from '@retry-safe/http-client';
 import {
+  TEST_INTERNAL_AUTHORIZATION,
   TEST_INTERNAL_TOKEN,
   startPostgres,
   startRedis,
@@ -12,6 +13,7 @@ import {
   type RedisHandle,
 } from '@retry-safe/testing';
 import type pg from 'pg';
+import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
 import { loadOrdersConfig } from '../../src/config/orders-config.js';
 import { PaymentsClient } from '../../src/payments/payments.client.js';
@@ -113,4 +115,20 @@ export async function startOrdersWorld(
       await postgres.close();
     },
   };
+}
+
+/** Creates an order of `tenantId` through `POST /v1/orders` (a fresh key) and resolves to its id. */
+export async function createOrder(
+  app: INestApplication,
+  tenantId: string,
+  order: { amount: number; currency: string } = { amount: 1999, currency: 'EUR' },
+): Promise<string> {
+  const res = await request(app.getHttpServer())
+    .post('/v1/orders')
+    .set('x-tenant-id', tenantId)
+    .set(TEST_INTERNAL_AUTHORIZATION)
+    .set('Idempotency-Key', `create-${randomUUID()}`)
+    .send(order);
+  if (res.status !== 201) throw new Error(`POST /v1/orders answered ${res.status}: ${res.text}`);
+  return res.body.id as string;
 }

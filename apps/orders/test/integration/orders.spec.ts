@@ -13,7 +13,7 @@ import {
 import { Queue } from 'bullmq';
 import request from 'supertest';
 import { OutboxRelay } from '../../src/invoices/outbox-relay.service.js';
-import { FakePayments, createOrdersApp } from './orders.app.js';
+import { FakePayments, createOrder, createOrdersApp } from './orders.app.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 const ORDER = '6c1f4b6e-8b1e-4c3a-9f55-2d3c4b5a6978';
@@ -55,13 +55,7 @@ describe('orders in-process on a real Redis and Postgres, payments replaced', ()
 
   it('turns a payment into the payment command with the decoded key and the chain, and relays the answer', async () => {
     // The order must exist now (orders owns it), and a 201 must carry a Charge (orders applies it).
-    const created = await request(app.getHttpServer())
-      .post('/v1/orders')
-      .set('x-tenant-id', TENANT)
-      .set(TEST_INTERNAL_AUTHORIZATION)
-      .set('Idempotency-Key', `create-${randomUUID()}`)
-      .send({ amount: 1999, currency: 'EUR' });
-    const orderId: string = created.body.id;
+    const orderId = await createOrder(app, TENANT);
     const charge = {
       id: randomUUID(),
       orderId,
@@ -145,13 +139,7 @@ describe('orders in-process on a real Redis and Postgres, payments replaced', ()
 
   it('publishes one invoice job in the contract shape, with the delivery id it answers', async () => {
     // The order must exist now, and the job reaches the queue through the outbox relay.
-    const created = await request(app.getHttpServer())
-      .post('/v1/orders')
-      .set('x-tenant-id', TENANT)
-      .set(TEST_INTERNAL_AUTHORIZATION)
-      .set('Idempotency-Key', `create-${randomUUID()}`)
-      .send({ amount: 1999, currency: 'EUR' });
-    const orderId: string = created.body.id;
+    const orderId = await createOrder(app, TENANT);
     const res = await request(app.getHttpServer())
       .post(`/v1/orders/${orderId}/invoices`)
       .set('x-tenant-id', TENANT)
