@@ -7,7 +7,6 @@
  * "BullMQ default retries" is a demonstration mode (`PUT /__config {"retryMode": "bullmq-attempts"}` on a worker
  * started with FAULTS_ENABLED=true), never a setting of its own.
  */
-import { randomUUID } from 'node:crypto';
 import { metricValue, sleep, waitFor } from '@retry-safe/testing';
 import { defineScenario, type StepContext } from '../engine/scenario.js';
 import type { EmailLedger } from '../engine/target.js';
@@ -64,12 +63,16 @@ function outageRow(
       await ctx.target.configure('worker', { retryMode });
       await ctx.target.configure('provider', { dedup: 'off' });
       const failedBefore = await failedJobs(ctx);
+      // One order per invoice, created before the outage begins (set-up: a request needs an existing order).
+      const orders: string[] = [];
+      for (let i = 0; i < OUTAGE_INVOICES; i++) orders.push(await ctx.newOrder());
       await ctx.target.setFaults('provider', [MAIL_OUTAGE]);
       ctx.note('mail provider down');
       ctx.step(`${OUTAGE_INVOICES} invoices through the gateway`);
       let accepted = 0;
       for (let i = 0; i < OUTAGE_INVOICES; i++) {
-        const res = await ctx.requestInvoice(randomUUID(), { version: 1, email: `client-${i}@example.com` });
+        const orderId = orders[i] as string;
+        const res = await ctx.requestInvoice(orderId, { version: 1, email: `client-${i}@example.com` });
         if (res.status !== 202) throw new Error(`the gateway answered ${res.status}: ${res.text}`);
         accepted += 1;
       }
