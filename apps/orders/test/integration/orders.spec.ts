@@ -108,7 +108,6 @@ describe('orders in-process on a real Redis and Postgres, payments replaced', ()
     const req = request(app.getHttpServer())
       .post(`/v1/orders/${ORDER}/payments`)
       .set('x-tenant-id', TENANT)
-      .set(TEST_INTERNAL_AUTHORIZATION)
       .set('Idempotency-Key', 'k-untrusted')
       .set('Content-Type', 'application/json');
     const res = await (auth === undefined ? req : req.set('Authorization', auth)).send('{bad');
@@ -125,7 +124,6 @@ describe('orders in-process on a real Redis and Postgres, payments replaced', ()
     const res = await request(app.getHttpServer())
       .post(`/v1/orders/${ORDER}/invoices`)
       .set('x-tenant-id', TENANT)
-      .set(TEST_INTERNAL_AUTHORIZATION)
       .send({ version: 2, email: 'ada@example.com' });
     expect([res.status, res.body.code]).toEqual([401, 'unauthorized']);
     expect(await queue.count()).toBe(before);
