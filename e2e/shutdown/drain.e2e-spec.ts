@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { sleep } from '@retry-safe/testing';
-import { pay, newKey, sendNow } from '../support/client.js';
+import { pay, newKey, newOrder, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { DEMO_TENANTS, type ServiceName } from '@retry-safe/scenarios';
 import { useStack } from '../support/stack.js';
@@ -21,12 +21,13 @@ const MAX_PAYMENTS = 400;
 /** One client payment over fetch, retried with the same key; resolves with its final status and attempts. */
 async function payUntilAnswered(
   gateway: () => string,
+  orderId: string,
   key: string,
 ): Promise<{ status: number; attempts: number }> {
   for (let attempt = 1; ; attempt++) {
     let status: number | undefined;
     try {
-      const res = await fetch(`${gateway()}/v1/orders/${crypto.randomUUID()}/payments`, {
+      const res = await fetch(`${gateway()}/v1/orders/${orderId}/payments`, {
         method: 'POST',
         headers: {
           authorization: `Bearer ${DEMO_TENANTS.a.token}`,
@@ -55,7 +56,7 @@ describe('drain: SIGTERM finishes the running requests before anything closes', 
       const [target] = stack().processes(service);
       if (target === undefined) throw new Error(`${service} is not running`);
       await holdNextCharge(stack());
-      const call = { key: newKey(`drain-${service}`), orderId: crypto.randomUUID() };
+      const call = { key: newKey(`drain-${service}`), orderId: await newOrder(stack()) };
       const payment = sendNow(pay(stack(), call));
       await chargeIsHeld(stack());
 
@@ -84,12 +85,14 @@ describe('drain: SIGTERM finishes the running requests before anything closes', 
 
   it('a rolling restart of payments, orders and the gateway under ~20 payments/s: every payment 201, none charged twice', async () => {
     const payments: Array<Promise<{ key: string; status: number; attempts: number }>> = [];
+    // One order owes the largest amount, far more than MAX_PAYMENTS payments of 1999: each payment has its own key.
+    const orderId = await newOrder(stack());
     let restarting = true;
     const load = (async () => {
       for (let i = 0; i < MAX_PAYMENTS && restarting; i++) {
         const key = newKey(`rolling-${i}`);
         payments.push(
-          payUntilAnswered(() => stack().urls.gateway, key).then((result) => ({ key, ...result })),
+          payUntilAnswered(() => stack().urls.gateway, orderId, key).then((result) => ({ key, ...result })),
         );
         await sleep(PAYMENT_INTERVAL_MS);
       }
