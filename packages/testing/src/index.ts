@@ -1,5 +1,5 @@
 export { freePort } from './free-port.js';
-export { sleep, waitFor, type WaitForOptions } from './wait.js';
+export { CLOCK_SLACK_MS, sleep, waitFor, type WaitForOptions } from './wait.js';
 export { metricSample, metricValue } from './metrics.js';
 export {
   startRedis,

@@ -1,3 +1,10 @@
+/**
+ * How far a lower bound on a measured duration may fall short: timers never fire early, but `Date.now()` truncates
+ * to the millisecond on each side of the measurement (and Redis' clock rounds its PX expiry the same way), so a
+ * 300 ms timer can read as 299 ms. Lower bounds subtract this; upper bounds need their own, larger allowance.
+ */
+export const CLOCK_SLACK_MS = 2;
+
 /** Resolves after `ms`. */
 export function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));

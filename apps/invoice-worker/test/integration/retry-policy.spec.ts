@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { Logger, type INestApplication } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { startRedis, waitFor } from '@retry-safe/testing';
+import { CLOCK_SLACK_MS, startRedis, waitFor } from '@retry-safe/testing';
 import { Queue, type Job } from 'bullmq';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
@@ -310,7 +310,7 @@ describe('shutdown', () => {
       await h.closeApp();
 
       expect(h.exits.map((e) => e.code)).toEqual([1]);
-      expect(h.exits[0]!.at - started).toBeGreaterThanOrEqual(timeoutMs);
+      expect(h.exits[0]!.at - started).toBeGreaterThanOrEqual(timeoutMs - CLOCK_SLACK_MS);
       expect(h.exits[0]!.at - started).toBeLessThan(timeoutMs + DELIVERY_ALLOWANCE_MS);
     } finally {
       await h.close();
