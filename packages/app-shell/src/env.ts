@@ -26,6 +26,18 @@ export function envHttpUrl() {
     .transform((url) => url.replace(/\/+$/, ''));
 }
 
+/**
+ * A comma-separated list of http(s) URLs (the replicas of one service, used round robin), at least one, each
+ * without its trailing slashes; `defaultUrl` when unset.
+ */
+export function envHttpUrls(defaultUrl: string) {
+  return z
+    .string()
+    .default(defaultUrl)
+    .transform((list) => list.split(',').map((url) => url.trim()))
+    .pipe(z.array(envHttpUrl()).min(1, 'needs at least one URL'));
+}
+
 /** A `redis://` or `rediss://` URL variable. */
 export function envRedisUrl() {
   return z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL' });

@@ -27,6 +27,7 @@ export {
   envHost,
   envInternalToken,
   envHttpUrl,
+  envHttpUrls,
   envInt,
   envPort,
   envRedisNodes,

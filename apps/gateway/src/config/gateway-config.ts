@@ -1,7 +1,7 @@
 import {
   ConfigError,
   envBool,
-  envHttpUrl,
+  envHttpUrls,
   envInt,
   envInternalToken,
   envPort,
@@ -35,7 +35,7 @@ const EnvSchema = z.object({
   // The public edge: every interface by default, unlike the internal services, and /metrics off that port.
   ...shellEnv('0.0.0.0', DEFAULT_GATEWAY_METRICS_PORT),
   INTERNAL_TOKEN: envInternalToken(),
-  ORDERS_URL: envHttpUrl().default('http://127.0.0.1:3001'),
+  ORDERS_URL: envHttpUrls('http://127.0.0.1:3001'),
   API_TOKENS: z
     .string({ error: 'is required: token=tenantUuid,token=tenantUuid (see the README for the demo tenants)' })
     .transform((spec, ctx) => {
@@ -62,8 +62,8 @@ export interface GatewayConfig extends ListenConfig {
   readonly port: number;
   /** `INTERNAL_TOKEN` (required): the credential sent to orders. */
   readonly internalToken: string;
-  /** `ORDERS_URL` (default `http://127.0.0.1:3001`). */
-  readonly ordersUrl: string;
+  /** `ORDERS_URL` (default `http://127.0.0.1:3001`): one URL, or several separated by commas (round robin). */
+  readonly ordersUrls: readonly string[];
   /** `API_TOKENS` (required): bearer tokens and their tenants. */
   readonly apiTokens: ApiTokens;
   /** `GATEWAY_KEY_MODE` (default `propagate`); `regenerate` is a labelled demonstration of the unsafe design. */
@@ -97,7 +97,7 @@ export function loadGatewayConfig(env: Record<string, string | undefined>): Gate
     port: e.GATEWAY_PORT,
     ...shellConfigOf(e),
     internalToken: e.INTERNAL_TOKEN,
-    ordersUrl: e.ORDERS_URL,
+    ordersUrls: e.ORDERS_URL,
     apiTokens: e.API_TOKENS,
     keyMode: e.GATEWAY_KEY_MODE,
     deadlineMs: e.GATEWAY_DEADLINE_MS,

@@ -43,10 +43,10 @@ export interface InvoiceRequest {
 }
 
 /**
- * The gateway's client of the orders service: retries network errors and 502/503/504 with backoff inside the
- * request's deadline (`GATEWAY_DEADLINE_MS`), within the client's retry budget, and never an answer orders marked
- * `x-retry-exhausted` (orders already retried it). Each attempt propagates its own deadline less a margin, so
- * orders times out first. Answers (2xx and 4xx) are returned for the controller to relay; failures that outlive
+ * The gateway's client of the orders service (`ORDERS_URL`, round robin over several replicas, one per attempt):
+ * retries network errors and 502/503/504 with backoff inside the request's deadline (`GATEWAY_DEADLINE_MS`), within
+ * the client's retry budget, and never an answer orders marked `x-retry-exhausted` (orders already retried it). Each
+ * attempt propagates its own deadline less a margin, so orders times out first. Answers (2xx and 4xx) are returned for the controller to relay; failures that outlive
  * the retries throw the http-client's errors. A client that disconnects aborts the call (`signal`).
  */
 @Injectable()
@@ -62,7 +62,7 @@ export class OrdersClient {
     private readonly settings: RuntimeSettings<GatewaySettings>,
   ) {
     const common = {
-      baseURL: config.ordersUrl,
+      baseURLs: config.ordersUrls,
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
       attemptDeadlineMarginMs: HOP_DEADLINE_MARGIN_MS,
       defaultBudgetMs: config.deadlineMs,

@@ -10,7 +10,7 @@ describe('loadGatewayConfig', () => {
     const config = loadGatewayConfig({ API_TOKENS: TOKENS, INTERNAL_TOKEN });
     expect(config).toMatchObject({
       port: 3000,
-      ordersUrl: 'http://127.0.0.1:3001',
+      ordersUrls: ['http://127.0.0.1:3001'],
       keyMode: KeyMode.Propagate,
       deadlineMs: 10_000,
       bodyLimitBytes: 16_384,
@@ -25,7 +25,7 @@ describe('loadGatewayConfig', () => {
       API_TOKENS: TOKENS,
       INTERNAL_TOKEN,
       GATEWAY_PORT: '4000',
-      ORDERS_URL: 'http://orders:3001/',
+      ORDERS_URL: 'http://orders-1:3001/, http://orders-2:3001',
       GATEWAY_KEY_MODE: 'regenerate',
       GATEWAY_DEADLINE_MS: '2500',
       GATEWAY_BODY_LIMIT_BYTES: '1024',
@@ -35,7 +35,7 @@ describe('loadGatewayConfig', () => {
     });
     expect(config).toMatchObject({
       port: 4000,
-      ordersUrl: 'http://orders:3001',
+      ordersUrls: ['http://orders-1:3001', 'http://orders-2:3001'],
       keyMode: KeyMode.Regenerate,
       deadlineMs: 2500,
       bodyLimitBytes: 1024,

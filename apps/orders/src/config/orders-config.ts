@@ -3,7 +3,7 @@ import {
   clusterPrefixProblem,
   envBool,
   envBullmqPrefix,
-  envHttpUrl,
+  envHttpUrls,
   envInt,
   envInternalToken,
   envPort,
@@ -30,11 +30,7 @@ const EnvSchema = z
     ORDERS_PORT: envPort().default(3001),
     ...shellEnv('127.0.0.1'),
     INTERNAL_TOKEN: envInternalToken(),
-    PAYMENTS_URL: z
-      .string()
-      .default('http://127.0.0.1:3002')
-      .transform((list) => list.split(',').map((url) => url.trim()))
-      .pipe(z.array(envHttpUrl()).min(1, 'needs at least one URL')),
+    PAYMENTS_URL: envHttpUrls('http://127.0.0.1:3002'),
     REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
     REDIS_CLUSTER_NODES: envRedisNodes(),
     DATABASE_URL: envPostgresUrl().default(DEFAULT_DATABASE_URL),
