@@ -49,10 +49,14 @@ export {
   type StackOptions,
 } from './stack/stack.js';
 export { runChaos } from './chaos/chaos-engine.js';
-export {
-  formatChaosReport,
-  type ChaosOptions,
-  type ChaosReport,
-  type PerService,
+export { formatChaosReport } from './chaos/chaos-table.js';
+export type {
+  ChaosOptions,
+  ChaosPlanned,
+  ChaosReport,
+  InvoicesVerdict,
+  OrdersVerdict,
+  PaymentsVerdict,
+  PerService,
 } from './chaos/chaos-report.js';
 export { repoRoot } from './repo-root.js';

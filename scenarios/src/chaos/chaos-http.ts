@@ -1,63 +1,71 @@
-/** The chaos run's HTTP: a client that pays and retries like a careful one would, and the fault counters it reads. */
+/**
+ * The chaos run's HTTP: clients that create orders, pay and ask for invoices through the gateway and retry like a
+ * careful one would, and the fault counters the report reads.
+ */
 import { sleep } from '@retry-safe/testing';
 import { DEMO_TENANTS } from '../demo-tenants.js';
-import { createdOrderId, fixtureOrderBody } from '../engine/fixture-orders.js';
 import type { FaultRule } from '../engine/target.js';
-import type { Payment } from './chaos-plan.js';
+import type { Payment, PlannedOrder, Tenant } from './chaos-plan.js';
 
 const REQUEST_TIMEOUT_MS = 15_000;
 const MAX_BACKOFF_MS = 1_000;
 
 /** What one client ended with. */
 export interface ClientOutcome {
-  /** The 201's body, or undefined when the client gave up or got another final answer. */
-  readonly charge: string | undefined;
+  /** The success's body (201, or 202 for an invoice), or undefined when the client gave up or got another answer. */
+  readonly body: string | undefined;
   readonly last: string;
 }
 
-/**
- * The plan's payments, each with a real order of its tenant (created through the gateway, 16 at a time) in place
- * of its planned id: a payment needs an existing order.
- */
-export async function createOrders(gatewayUrl: string, planned: readonly Payment[]): Promise<Payment[]> {
-  const withOrders: Payment[] = [];
-  for (let i = 0; i < planned.length; i += 16) {
-    const batch = planned.slice(i, i + 16).map(async (payment) => {
-      const res = await fetch(`${gatewayUrl}/v1/orders`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${DEMO_TENANTS[payment.tenant].token}`,
-          'content-type': 'application/json',
-          'idempotency-key': `order-${payment.key}`,
-        },
-        body: JSON.stringify(fixtureOrderBody(payment.currency)),
-      });
-      const text = await res.text();
-      const body: unknown = text === '' ? undefined : JSON.parse(text);
-      return { ...payment, orderId: createdOrderId({ status: res.status, text, body }) };
-    });
-    withOrders.push(...(await Promise.all(batch)));
-  }
-  return withOrders;
+/** One request as a client sends it, every attempt the same. */
+interface ClientRequest {
+  readonly tenant: Tenant;
+  readonly path: string;
+  readonly body: unknown;
+  /** Absent for an invoice request (orders records one per order and version, whatever the deliveries). */
+  readonly key?: string;
 }
 
-/** One attempt of `payment` at the gateway, with its key, as a client sends it. */
-export function payOnce(gatewayUrl: string, payment: Payment): Promise<Response> {
-  return fetch(`${gatewayUrl}/v1/orders/${payment.orderId}/payments`, {
+function post(gatewayUrl: string, request: ClientRequest): Promise<Response> {
+  return fetch(`${gatewayUrl}${request.path}`, {
     method: 'POST',
     headers: {
-      authorization: `Bearer ${DEMO_TENANTS[payment.tenant].token}`,
+      authorization: `Bearer ${DEMO_TENANTS[request.tenant].token}`,
       'content-type': 'application/json',
-      'idempotency-key': payment.key,
+      ...(request.key === undefined ? {} : { 'idempotency-key': request.key }),
     },
-    body: JSON.stringify({ amount: payment.amount, currency: payment.currency }),
+    body: JSON.stringify(request.body),
     signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
   });
 }
 
-/** How {@link payUntilFinal} retries. */
+const orderRequest = (order: PlannedOrder): ClientRequest => ({
+  tenant: order.tenant,
+  path: '/v1/orders',
+  key: order.key,
+  body: { amount: order.amount, currency: order.currency },
+});
+
+const paymentRequest = (payment: Payment): ClientRequest => ({
+  tenant: payment.tenant,
+  path: `/v1/orders/${payment.orderId}/payments`,
+  key: payment.key,
+  body: { amount: payment.amount, currency: payment.currency },
+});
+
+/** One attempt of creating `order`, with its key, as a client sends it. */
+export function createOrderOnce(gatewayUrl: string, order: PlannedOrder): Promise<Response> {
+  return post(gatewayUrl, orderRequest(order));
+}
+
+/** One attempt of `payment` at the gateway, with its key, as a client sends it. */
+export function payOnce(gatewayUrl: string, payment: Payment): Promise<Response> {
+  return post(gatewayUrl, paymentRequest(payment));
+}
+
+/** How the clients retry. */
 export interface RetryPolicy {
-  /** How long the client retries before it gives up. */
+  /** How long a client retries before it gives up. */
   readonly timeoutMs: number;
   /** Jitter of the backoff (the run's seeded PRNG). */
   readonly random: () => number;
@@ -66,14 +74,44 @@ export interface RetryPolicy {
   readonly onAttempt: () => void;
 }
 
+/** Creates `order` with the same key until a final answer (see {@link untilFinal}). */
+export function createOrderUntilFinal(
+  gatewayUrl: string,
+  order: PlannedOrder,
+  policy: RetryPolicy,
+): Promise<ClientOutcome> {
+  return untilFinal(gatewayUrl, orderRequest(order), 201, policy);
+}
+
+/** Pays with the same key until a final answer (see {@link untilFinal}). */
+export function payUntilFinal(
+  gatewayUrl: string,
+  payment: Payment,
+  policy: RetryPolicy,
+): Promise<ClientOutcome> {
+  return untilFinal(gatewayUrl, paymentRequest(payment), 201, policy);
+}
+
+/** Asks for the order's invoice until a 202 (every attempt a new delivery of the same version). */
+export function requestInvoiceUntilFinal(
+  gatewayUrl: string,
+  order: PlannedOrder & { readonly invoice: NonNullable<PlannedOrder['invoice']> },
+  orderId: string,
+  policy: RetryPolicy,
+): Promise<ClientOutcome> {
+  const request = { tenant: order.tenant, path: `/v1/orders/${orderId}/invoices`, body: order.invoice };
+  return untilFinal(gatewayUrl, request, 202, policy);
+}
+
 /**
- * Pays with the same key until a final answer: a 201, or a 4xx other than 409 (which the client must not retry
+ * Sends `request` until a final answer: `success`, or a 4xx other than 409 (which the client must not retry
  * unchanged). Network errors, 409 and 5xx are retried with exponential backoff and jitter, never sooner than
  * `Retry-After`.
  */
-export async function payUntilFinal(
+async function untilFinal(
   gatewayUrl: string,
-  payment: Payment,
+  request: ClientRequest,
+  success: number,
   policy: RetryPolicy,
 ): Promise<ClientOutcome> {
   const deadline = Date.now() + policy.timeoutMs;
@@ -82,11 +120,11 @@ export async function payUntilFinal(
     policy.onAttempt();
     let retryAfterMs = 0;
     try {
-      const res = await payOnce(gatewayUrl, payment);
+      const res = await post(gatewayUrl, request);
       const text = await res.text();
       last = `${res.status} ${text.slice(0, 200)}`;
-      if (res.status === 201) return { charge: text, last };
-      if (res.status < 500 && res.status !== 409) return { charge: undefined, last };
+      if (res.status === success) return { body: text, last };
+      if (res.status < 500 && res.status !== 409) return { body: undefined, last };
       retryAfterMs = Number(res.headers.get('retry-after') ?? '0') * 1000;
     } catch (error) {
       const cause = (error as { cause?: { code?: string } }).cause;
@@ -96,7 +134,7 @@ export async function payUntilFinal(
     const backoff = Math.min(MAX_BACKOFF_MS, 50 * 2 ** (attempt - 1)) * (0.5 + policy.random() / 2);
     await sleep(Math.min(MAX_BACKOFF_MS, Math.max(backoff, retryAfterMs)));
   }
-  return { charge: undefined, last };
+  return { body: undefined, last };
 }
 
 export async function putFaults(url: string, rules: readonly FaultRule[]): Promise<void> {
@@ -108,7 +146,7 @@ export async function putFaults(url: string, rules: readonly FaultRule[]): Promi
   if (res.status !== 200) throw new Error(`PUT ${url}/__faults answered ${res.status}: ${await res.text()}`);
 }
 
-/** Requests on one route and connections dropped, as one process counted them. */
+/** Requests on the run's routes and connections dropped, as one process counted them. */
 export interface Counters {
   calls: number;
   drops: number;

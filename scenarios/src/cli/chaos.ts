@@ -1,18 +1,20 @@
 /**
- * `pnpm chaos`: the chaos run of issue 5 on a stack of its own (see src/chaos/chaos-engine.ts).
+ * `pnpm chaos`: the chaos run on a stack of its own (see src/chaos/chaos-engine.ts).
  *
- *   pnpm chaos [--n 500] [--dedup on|off] [--seed N] [--kills 3] [--concurrency 16] [--logs]
+ *   pnpm chaos [--n 200] [--dedup on|off] [--seed N] [--kills 3] [--orders-kills 3] [--concurrency 16] [--logs]
  *
- * Exits 0 when every payment was charged exactly once and answered with one Charge (with `--dedup off`: when
- * none was lost, the duplicates being the point, reported per path), 1 otherwise, 2 for bad arguments.
+ * Exits 0 when every order was created once, every payment charged exactly once, applied once and answered with
+ * one Charge, every `paidAmount` is the sum of its charges and every invoice was sent once (with `--dedup off`:
+ * the same, the duplicate charges being the point, reported per path), 1 otherwise, 2 for bad arguments.
  */
 import { parseArgs } from 'node:util';
 import { runChaos } from '../chaos/chaos-engine.js';
-import { formatChaosReport, type ChaosOptions } from '../chaos/chaos-report.js';
+import type { ChaosOptions } from '../chaos/chaos-report.js';
+import { formatChaosReport } from '../chaos/chaos-table.js';
 import { runCli } from './run-cli.js';
 
 const USAGE =
-  'usage: pnpm chaos [--n 500] [--dedup on|off] [--seed N] [--kills 3] [--concurrency 16] [--logs]';
+  'usage: pnpm chaos [--n 200 orders] [--dedup on|off] [--seed N] [--kills 3] [--orders-kills 3] [--concurrency 16] [--logs]';
 
 function wholeNumber(name: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -32,6 +34,7 @@ function optionsFrom(argv: string[]): (ChaosOptions & { logs: boolean }) | 'help
       dedup: { type: 'string' },
       seed: { type: 'string' },
       kills: { type: 'string' },
+      'orders-kills': { type: 'string' },
       concurrency: { type: 'string' },
       logs: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
@@ -43,10 +46,11 @@ function optionsFrom(argv: string[]): (ChaosOptions & { logs: boolean }) | 'help
     throw new Error(`--dedup must be 'on' or 'off', got ${JSON.stringify(values.dedup)}`);
   }
   return {
-    payments: Math.max(1, wholeNumber('n', values.n, 500)),
+    orders: Math.max(1, wholeNumber('n', values.n, 200)),
     providerDedup: values.dedup !== 'off',
     ...(values.seed === undefined ? {} : { seed: wholeNumber('seed', values.seed, 0) }),
     kills: wholeNumber('kills', values.kills, 3),
+    ordersKills: wholeNumber('orders-kills', values['orders-kills'], 3),
     concurrency: Math.max(1, wholeNumber('concurrency', values.concurrency, 16)),
     logs: values.logs === true,
   };

@@ -5,7 +5,7 @@ import { DEMO_API_TOKENS } from '../demo-tenants.js';
 import { repoRoot } from '../repo-root.js';
 import type { ServiceEnv, ServiceName, StackOptions } from './stack-types.js';
 
-/** One process to start (payments may have several). */
+/** One process to start (payments and orders may have several). */
 export interface ServiceSpec {
   readonly name: ServiceName;
   /** Its name in logs: `payments-2` for a second replica. */
@@ -32,35 +32,33 @@ const url = (port: number): string => `http://127.0.0.1:${port}`;
 
 /** Every process of the stack `options` asks for, each on a free port, wired to the others by URL. */
 export async function serviceSpecs(options: StackOptions): Promise<ServiceSpec[]> {
-  const replicas = Math.max(1, options.paymentsReplicas ?? 1);
+  const freePorts = (count: number | undefined): Promise<number[]> =>
+    Promise.all(Array.from({ length: Math.max(1, count ?? 1) }, () => freePort()));
   const ports = {
     provider: await freePort(),
-    payments: await Promise.all(Array.from({ length: replicas }, () => freePort())),
-    orders: await freePort(),
+    payments: await freePorts(options.paymentsReplicas),
+    orders: await freePorts(options.ordersReplicas),
     gateway: await freePort(),
     gatewayMetrics: await freePort(),
     worker: await freePort(),
   };
   const specs: ServiceSpec[] = [
     spec('provider', ports.provider, { PROVIDER_PORT: String(ports.provider), ...options.provider }),
-    ...ports.payments.map((port, index) => ({
-      ...spec('payments', port, {
-        PAYMENTS_PORT: String(port),
-        PROVIDER_URL: url(ports.provider),
-        ...options.payments,
-      }),
-      label: replicas > 1 ? `payments-${index + 1}` : 'payments',
+    ...replicas('payments', ports.payments, (port) => ({
+      PAYMENTS_PORT: String(port),
+      PROVIDER_URL: url(ports.provider),
+      ...options.payments,
     })),
-    spec('orders', ports.orders, {
-      ORDERS_PORT: String(ports.orders),
+    ...replicas('orders', ports.orders, (port) => ({
+      ORDERS_PORT: String(port),
       PAYMENTS_URL: ports.payments.map(url).join(','),
       ...options.orders,
-    }),
+    })),
     spec('gateway', ports.gateway, {
       GATEWAY_PORT: String(ports.gateway),
       // The gateway serves /metrics on a listener of its own (its default port would clash between stacks).
       METRICS_PORT: String(ports.gatewayMetrics),
-      ORDERS_URL: url(ports.orders),
+      ORDERS_URL: ports.orders.map(url).join(','),
       API_TOKENS: DEMO_API_TOKENS,
       ...options.gateway,
     }),
@@ -76,6 +74,14 @@ export async function serviceSpecs(options: StackOptions): Promise<ServiceSpec[]
     );
   }
   return specs;
+}
+
+/** One process per port, labelled `name-1`, `name-2`... when there are several (round robin behind their caller). */
+function replicas(name: ServiceName, ports: readonly number[], env: (port: number) => ServiceEnv): ServiceSpec[] {
+  return ports.map((port, index) => ({
+    ...spec(name, port, env(port)),
+    label: ports.length > 1 ? `${name}-${index + 1}` : name,
+  }));
 }
 
 function spec(name: ServiceName, port: number, env: ServiceEnv): ServiceSpec {

@@ -18,6 +18,8 @@ export interface StackOptions {
   worker?: ServiceEnv | boolean;
   /** Payments processes behind orders (round robin through `PAYMENTS_URL`). @default 1 */
   paymentsReplicas?: number;
+  /** Orders processes behind the gateway (round robin through `ORDERS_URL`), on one database. @default 1 */
+  ordersReplicas?: number;
   /** How the private Redis runs (`appendOnly` to survive restarts). Always controllable. */
   redis?: Omit<StartRedisOptions, 'controllable'>;
   /**
@@ -45,9 +47,9 @@ export interface Stack {
   readonly redis: RedisHandle;
   /** `DATABASE_URL` of orders. */
   readonly databaseUrl: string;
-  /** Base URL of each running service (for payments: the first replica). */
+  /** Base URL of each running service (for payments and orders: the first replica). */
   readonly urls: Readonly<Record<Exclude<ServiceName, 'worker'>, string>> & { readonly worker?: string };
-  /** The processes of a service (payments may have several), to kill or restart them. */
+  /** The processes of a service (payments and orders may have several), to kill or restart them. */
   processes(service: ServiceName): readonly ServiceProcess[];
   /**
    * Stops a service (every replica) and starts it again on the same port with `env` on top of the settings it was
@@ -55,7 +57,7 @@ export interface Stack {
    * A no-op for a process already running with exactly those settings.
    */
   restart(service: ServiceName, env?: ServiceEnv): Promise<void>;
-  /** Replaces the fault rules of a service (every replica of payments). */
+  /** Replaces the fault rules of a service (every replica). */
   setFaults(service: ServiceName, rules: readonly FaultRule[]): Promise<void>;
   /** The fault snapshot of a service (the first process of it). */
   faults(service: ServiceName, replica?: number): Promise<FaultSnapshot>;
