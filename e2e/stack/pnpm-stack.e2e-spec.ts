@@ -5,14 +5,16 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { DEMO_TENANTS, repoRoot } from '@retry-safe/scenarios';
 import {
+  childrenOf,
   freePort,
   startPostgres,
   startRedis,
+  trySignal,
   waitFor,
   type PostgresHandle,
   type RedisHandle,
@@ -34,34 +36,23 @@ const seen = new Set<number>();
 /** The processes whose parent is `parent`, by the entry they run (Linux /proc). */
 function servicePids(parent: number): Map<Service, number> {
   const found = new Map<Service, number>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
+  for (const pid of childrenOf(parent)) {
+    let cmdline: string;
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Field 4 of /proc/<pid>/stat, after the parenthesised command (which may contain spaces).
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== parent) continue;
-      const cmdline = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      for (const [service, path] of Object.entries(ENTRIES)) {
-        if (!cmdline.includes(path)) continue;
-        found.set(service as Service, Number(entry));
-        seen.add(Number(entry));
-      }
+      cmdline = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
     } catch {
-      // Exited while we looked.
+      continue; // exited while we looked
     }
+    const service = (Object.keys(ENTRIES) as Service[]).find((name) => cmdline.includes(ENTRIES[name]));
+    if (service === undefined) continue;
+    found.set(service, pid);
+    seen.add(pid);
   }
   return found;
 }
 
 /** Whether a process with this pid exists. */
-function alive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
+const alive = (pid: number): boolean => trySignal(pid, 0);
 
 describe('pnpm stack', () => {
   let redis: RedisHandle;

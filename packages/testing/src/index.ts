@@ -21,6 +21,7 @@ export { recordStatements, withTransaction } from './postgres-helpers.js';
 export type { ServerControl } from './server-control.js';
 export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
 export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process.js';
+export { childrenOf, trySignal } from './process-tree.js';
 export { startTcpProxy, type ProxyConnection, type TcpProxy, type TcpProxyTarget } from './tcp-proxy.js';
 export { captureProblem, type SentProblem } from './capture-problem.js';
 export { startRedisReplication, type RedisReplicationHandle } from './redis-replication.js';

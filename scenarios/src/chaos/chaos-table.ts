@@ -47,17 +47,14 @@ export function formatChaosReport(report: ChaosReport): string {
   ].join('\n');
 }
 
-function ordersLines({ orders }: ChaosReport): string[] {
+function ordersLines({ orders, options }: ChaosReport): string[] {
+  const charges = options.providerDedup ? 'its provider charges' : 'one provider charge per key';
   return [
     'orders',
     line('  lost', orders.lost, 'must be 0: a 201 for every client'),
     line('  rows beyond one per key', orders.strayRows, 'must be 0: rows in orders against the keys'),
     line('  replays differing', orders.replayMismatches, 'must be 0: one 201, identical on every replay'),
-    line(
-      '  paidAmount off',
-      orders.paidMismatches,
-      'must be 0: paidAmount = its provider charges = its rows',
-    ),
+    line('  paidAmount off', orders.paidMismatches, `must be 0: paidAmount = ${charges} = its rows`),
     line(
       '  charges applied twice',
       orders.appliedTwice,

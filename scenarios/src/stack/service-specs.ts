@@ -77,7 +77,11 @@ export async function serviceSpecs(options: StackOptions): Promise<ServiceSpec[]
 }
 
 /** One process per port, labelled `name-1`, `name-2`... when there are several (round robin behind their caller). */
-function replicas(name: ServiceName, ports: readonly number[], env: (port: number) => ServiceEnv): ServiceSpec[] {
+function replicas(
+  name: ServiceName,
+  ports: readonly number[],
+  env: (port: number) => ServiceEnv,
+): ServiceSpec[] {
   return ports.map((port, index) => ({
     ...spec(name, port, env(port)),
     label: ports.length > 1 ? `${name}-${index + 1}` : name,
