@@ -11,10 +11,17 @@
  * service-killer.ts (the kills), chaos-verify*.ts (the checks), chaos-report.ts and chaos-table.ts (options,
  * report and its table).
  */
-import type { ServiceName } from '../stack/stack.js';
-import { startStack, type Stack } from '../stack/stack.js';
+import { startStack, type ServiceName, type Stack } from '../stack/stack.js';
 import { addCounters, countersOf, type Counters } from './chaos-http.js';
-import { HOPS, ROUTES, chaosFaultRules, planOrders, prng, type ChaosService } from './chaos-plan.js';
+import {
+  HOPS,
+  ROUTES,
+  chaosFaultRules,
+  planOrders,
+  prng,
+  type ChaosService,
+  type PlannedOrder,
+} from './chaos-plan.js';
 import {
   chaosPassed,
   resolveChaosOptions,
@@ -27,7 +34,6 @@ import {
 import { sendTraffic } from './chaos-traffic.js';
 import { verify, type Verdict } from './chaos-verify.js';
 import { ServiceKiller } from './service-killer.js';
-import type { PlannedOrder } from './chaos-plan.js';
 
 /**
  * Runs the chaos and returns its report; starts and always closes its own stack. Never throws for what it finds

@@ -1,8 +1,7 @@
 import { sleep } from '@retry-safe/testing';
 import type { FaultRule } from '../engine/target.js';
 import type { ServiceName, Stack } from '../stack/stack.js';
-import { countersOf, type Counters } from './chaos-http.js';
-import { putFaults } from './chaos-http.js';
+import { countersOf, putFaults, type Counters } from './chaos-http.js';
 
 /** What {@link ServiceKiller} needs. */
 export interface ServiceKillerOptions {
