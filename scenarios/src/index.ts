@@ -10,6 +10,15 @@ export { secondGot, type KeysData } from './definitions/keys.scenario.js';
 export { SHORT_LEASE_MS, type LeaseData } from './definitions/lease.scenario.js';
 export type { ChainData } from './definitions/chain.scenario.js';
 export {
+  APPLY_AMOUNT,
+  RACE_HOLD_MS,
+  timesApplied,
+  type ApplyOnceData,
+  type ApplyPhase,
+} from './definitions/apply-once.scenario.js';
+export { ordersSince, retryGot, type DbEffectData } from './definitions/db-effect.scenario.js';
+export type { OutboxData } from './definitions/outbox.scenario.js';
+export {
   MAIL_OUTAGE,
   OUTAGE_INVOICES,
   type MailOutageData,
@@ -37,6 +46,7 @@ export {
 } from './engine/runner.js';
 export { startRedisGate, type RedisGate } from './engine/redis-gate.js';
 export { stackTarget } from './engine/stack-target.js';
+export { bringBack, holdAt, killAt } from './engine/crash.js';
 export { sequenceDiagram, type DiagramInput, type TimedNote } from './engine/diagram.js';
 export { createdOrderId, fixtureOrderBody } from './engine/fixture-orders.js';
 export { DEMO_API_TOKENS, DEMO_INTERNAL_TOKEN, DEMO_TENANTS } from './demo-tenants.js';

@@ -3,6 +3,7 @@ import { AppShellModule, InternalTokenAuthenticator } from '@retry-safe/app-shel
 import { ChainHeader } from '@retry-safe/contracts/http';
 import { ORDERS_PROBLEMS } from './common/orders-problems.js';
 import { ORDERS_CONFIG, type OrdersConfig } from './config/orders-config.js';
+import { ordersSettings } from './config/orders-settings.js';
 import { DatabaseModule, ORDERS_DB, postgresReadiness } from './database/database.module.js';
 import type { OrdersDatabase } from './database/orders-database.js';
 import type { Kysely } from 'kysely';
@@ -23,6 +24,8 @@ export class AppModule {
           config,
           configToken: ORDERS_CONFIG,
           faultsEnabled: config.faultsEnabled,
+          // The wrong designs of the db-effect, apply-once and outbox scenarios, only through `PUT /__config`.
+          settings: ordersSettings(),
           metricsListener: config.metricsListener,
           problems: ORDERS_PROBLEMS,
           // A hop inside the chain: the caller's request id and deadline carry on; the gateway (authenticated) sends the tenant.

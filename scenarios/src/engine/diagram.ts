@@ -231,7 +231,8 @@ function callerOf(
     case 'orders':
       return chains.viaGateway.has(entry.requestId) ? 'G' : 'C';
     case 'payments':
-      return chains.viaOrders.has(entry.requestId) ? 'O' : 'C';
+      // Through the gateway means through orders, even when orders' journal died with it (a kill at a fault point).
+      return chains.viaOrders.has(entry.requestId) || chains.viaGateway.has(entry.requestId) ? 'O' : 'C';
     case 'provider':
       if (entry.route.startsWith('/v1/emails')) return 'W';
       return chains.viaPayments.has(entry.requestId) ? 'P' : 'C';

@@ -19,8 +19,8 @@ export type { FaultSnapshot };
 export const SERVICES = ['gateway', 'orders', 'payments', 'provider', 'worker'] as const;
 /** One of {@link SERVICES}. */
 export type Service = (typeof SERVICES)[number];
-/** The services with a `/__config` (a design to switch). */
-export type ConfigurableService = Exclude<Service, 'orders'>;
+/** The services with a `/__config` (a design to switch): every one of them. */
+export type ConfigurableService = Service;
 
 /** Base URL of every service (`worker` only where the invoice worker runs). */
 export interface StackUrls {
@@ -83,11 +83,21 @@ export interface RedisControl {
   start(): Promise<void>;
 }
 
+/** Starts a service again after a `drop` rule at one of its fault points killed it (SIGKILL). */
+export interface RestartControl {
+  /** How it does it, for the output (`the demo starts it again`, `pnpm stack's supervisor`...). */
+  readonly description: string;
+  /** Resolves once `service`, which exited, runs again and answers `GET /health` with 200. */
+  restart(service: Service): Promise<void>;
+}
+
 /** A running stack, as the scenarios see it. */
 export interface ScenarioTarget {
   readonly urls: StackUrls;
   /** Present when the runner may take Redis away (the demo, an e2e stack, or commands given by the user). */
   readonly redisControl?: RedisControl;
+  /** Present when killed services come back (the demo and e2e stacks start them; `pnpm stack` and compose too). */
+  readonly restartControl?: RestartControl;
   setFaults(service: Service, rules: readonly FaultRule[]): Promise<void>;
   faults(service: Service): Promise<FaultSnapshot>;
   /** Replaces the overrides of a service's settings (`PUT /__config`); `{}` restores its start-up settings. */
@@ -104,6 +114,7 @@ export interface ScenarioTarget {
 /** Options of {@link httpTarget}. */
 export interface HttpTargetOptions {
   readonly redisControl?: RedisControl;
+  readonly restartControl?: RestartControl;
 }
 
 /** A {@link ScenarioTarget} that reaches every service over HTTP at `urls`. */
@@ -114,12 +125,10 @@ export function httpTarget(urls: StackUrls, options: HttpTargetOptions = {}): Sc
     if (url === undefined) throw new Error(`no URL for ${service} (set WORKER_URL to run the jobs scenario)`);
     return url;
   };
-  const configurable = (): ConfigurableService[] =>
-    services().filter((service): service is ConfigurableService => service !== 'orders');
-
   const target: ScenarioTarget = {
     urls,
     ...(options.redisControl === undefined ? {} : { redisControl: options.redisControl }),
+    ...(options.restartControl === undefined ? {} : { restartControl: options.restartControl }),
     setFaults: async (service, rules) => {
       await sendExpecting(`${urlOf(service)}/__faults`, { method: 'PUT', body: { rules } }, 200);
     },
@@ -136,7 +145,7 @@ export function httpTarget(urls: StackUrls, options: HttpTargetOptions = {}): Sc
       for (const service of services()) {
         calls.push(sendExpecting(`${urlOf(service)}/__faults`, { method: 'DELETE' }, 204));
       }
-      for (const service of configurable()) {
+      for (const service of services()) {
         calls.push(sendExpecting(`${urlOf(service)}/__config`, { method: 'DELETE' }, 204));
       }
       calls.push(sendExpecting(`${urls.provider}/v1/charges`, { method: 'DELETE' }, 204));
@@ -163,6 +172,28 @@ export function httpTarget(urls: StackUrls, options: HttpTargetOptions = {}): Sc
     },
   };
   return target;
+}
+
+/**
+ * A {@link RestartControl} for a stack under a supervisor that starts a crashed service again by itself (`pnpm
+ * stack` after 1 s, docker compose's `restart: unless-stopped`): it waits for the service to answer again.
+ */
+export function supervisedRestart(urls: StackUrls, timeoutMs = 30_000): RestartControl {
+  return {
+    description: 'waits for its supervisor (pnpm stack, docker compose) to start it again',
+    restart: async (service) => {
+      const url = urls[service];
+      if (url === undefined) throw new Error(`no URL for ${service}`);
+      await waitFor(
+        `${service} started again by its supervisor (run the stack with pnpm stack or docker compose)`,
+        async () => {
+          const res = await send(`${url}/health`, { timeoutMs: 2_000 });
+          if (res.status !== 200) throw new Error(`${service} /health answered ${res.status}`);
+        },
+        { timeoutMs, intervalMs: 100 },
+      );
+    },
+  };
 }
 
 /** A {@link RedisControl} that runs shell commands (e.g. `docker compose stop redis` / `docker compose start redis`). */

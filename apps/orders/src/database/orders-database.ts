@@ -48,7 +48,7 @@ export interface InvoiceOutboxTable {
   version: number;
   payload: ColumnType<InvoiceJob, string, string>;
   created_at: CreatedAt;
-  published_at: ColumnType<Date | null, never, Date>;
+  published_at: ColumnType<Date | null, Date | undefined, Date>;
 }
 
 /** The orders database as Kysely sees it (the processing records' table is the idempotency store's own). */

@@ -10,6 +10,12 @@ export const OrderFaultPoint = {
   AfterCreateCommit: 'orders/after-create-commit',
   /** Payments answered 201 (the provider charged); the Charge not applied to the order yet. */
   AfterCharge: 'orders/after-charge',
+  /**
+   * Applying a Charge: decided that it is not applied yet (the record for the key claimed, or, in the
+   * read-then-write demonstration, the read found no payment); nothing written yet. A `delay` here lets two
+   * retries overlap in the window a read-then-write leaves open.
+   */
+  BeforeApplyWrite: 'orders/before-apply-write',
   /** An invoice request and its outbox row committed; not on the queue yet. */
   AfterInvoiceCommit: 'orders/after-invoice-commit',
   /** The relay added outbox rows to the queue; not marked published yet. */

@@ -61,6 +61,24 @@ export class InvoicesRepository {
   }
 
   /**
+   * Records a delivery already on the queue (its row born published, so the relay never takes it): the
+   * publish-after-commit demonstration's log of what it published, so `GET /v1/orders/{orderId}` tells the same
+   * truth in both designs.
+   */
+  async recordPublished(job: InvoiceJob): Promise<void> {
+    await this.db
+      .insertInto('invoice_outbox')
+      .values({
+        delivery_id: job.deliveryId,
+        order_id: job.orderId,
+        version: job.invoiceVersion,
+        payload: JSON.stringify(job),
+        published_at: new Date(),
+      })
+      .execute();
+  }
+
+  /**
    * Up to `limit` unpublished rows, oldest first, locked for `trx`: `SKIP LOCKED`, so relays of other replicas
    * take other rows instead of waiting, and no row is published by two relays at once.
    */

@@ -1,10 +1,13 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable, Logger } from '@nestjs/common';
+import { RuntimeSettings } from '@retry-safe/app-shell';
 import { InvoiceJobSchema } from '@retry-safe/contracts';
 import { InvoiceVersionConflictError, OrderNotFoundError } from '../common/orders-errors.js';
+import { InvoicePublishMode, type OrdersSettings } from '../config/orders-settings.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrdersRepository } from '../orders/orders.repository.js';
 import { InvoicesRepository } from './invoices.repository.js';
+import { OutboxRelay } from './outbox-relay.service.js';
 
 /** What the producer tells its caller: the id of this delivery of the invoice. */
 export interface InvoiceReceipt {
@@ -16,7 +19,8 @@ export interface InvoiceReceipt {
  * address for a recorded version is refused) and the delivery to publish; the relay puts it on the queue after the
  * commit. A crash between the commit and the publication loses nothing (the row waits for the relay), and there is
  * no publication of a request that did not commit. Every call is a new delivery with a fresh `deliveryId` (also the
- * BullMQ job id): deduplication by order and version is the worker's business.
+ * BullMQ job id): deduplication by order and version is the worker's business. The outbox scenario's
+ * demonstration (`invoicePublish: publish-after-commit`) commits the request alone and publishes after the commit.
  */
 @Injectable()
 export class InvoicesService {
@@ -26,6 +30,8 @@ export class InvoicesService {
     private readonly orders: OrdersRepository,
     private readonly invoices: InvoicesRepository,
     private readonly faults: OrderFaults,
+    private readonly settings: RuntimeSettings<OrdersSettings>,
+    private readonly relay: OutboxRelay,
   ) {}
 
   /** Requests `orderId`'s invoice `version` for `email`; resolves once the delivery is committed to the outbox. */
@@ -43,12 +49,13 @@ export class InvoicesService {
       invoiceVersion: version,
       email,
     });
+    const outbox = this.settings.current.invoicePublish === InvoicePublishMode.Outbox;
     await this.invoices.db.transaction().execute(async (trx) => {
       if ((await this.orders.find(trx, tenantId, orderId)) === undefined)
         throw new OrderNotFoundError(orderId);
       const recorded = await this.invoices.request(trx, orderId, version, email);
       if (recorded !== email) throw new InvoiceVersionConflictError(orderId, version);
-      await this.invoices.addToOutbox(trx, job);
+      if (outbox) await this.invoices.addToOutbox(trx, job);
     });
     this.logger.log({
       msg: 'invoice delivery committed',
@@ -58,6 +65,11 @@ export class InvoicesService {
       version,
     });
     await this.faults.trip(OrderFaultPoint.AfterInvoiceCommit, { 'delivery-id': job.deliveryId });
+    if (!outbox) {
+      // DEMONSTRATION (outbox): published after the commit; killed at the point above, the delivery is lost.
+      await this.relay.publishDirectly(job);
+      await this.invoices.recordPublished(job);
+    }
     return { deliveryId: job.deliveryId };
   }
 }

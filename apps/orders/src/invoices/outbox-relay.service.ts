@@ -68,6 +68,15 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.wake();
   }
 
+  /**
+   * Adds one job straight to the queue, its delivery id as the job id: only the publish-after-commit
+   * demonstration calls this (the design publishes through the outbox rows).
+   */
+  async publishDirectly(job: InvoiceJob): Promise<void> {
+    await this.queue.add(INVOICE_JOB_NAME, job, { jobId: job.deliveryId });
+    this.metrics.invoicesEnqueued.inc();
+  }
+
   /** Publishes what is pending now; resolves when the outbox is empty (for tests and shutdown). */
   async drain(): Promise<void> {
     this.wake();

@@ -126,6 +126,23 @@ export class OrdersRepository {
    * read before the write). The order becomes `paid` when nothing is owed. True if this call applied it.
    */
   async applyCharge(trx: Transaction<OrdersDatabase>, charge: Charge): Promise<boolean> {
+    if (!(await this.insertPayment(trx, charge))) return false;
+    await this.addToPaid(trx, charge.orderId, charge.amount);
+    return true;
+  }
+
+  /** Whether a Charge is recorded against its order (as the read-then-write demonstration asks, before writing). */
+  async isChargeRecorded(trx: Transaction<OrdersDatabase>, chargeId: string): Promise<boolean> {
+    const row = await trx
+      .selectFrom('order_payments')
+      .select('charge_id')
+      .where('charge_id', '=', chargeId)
+      .executeTakeFirst();
+    return row !== undefined;
+  }
+
+  /** Records a Charge against its order; false when its row exists (the primary key decides). */
+  async insertPayment(trx: Transaction<OrdersDatabase>, charge: Charge): Promise<boolean> {
     const inserted = await trx
       .insertInto('order_payments')
       .values({
@@ -139,16 +156,19 @@ export class OrdersRepository {
       .onConflict((conflict) => conflict.column('charge_id').doNothing())
       .returning('charge_id')
       .executeTakeFirst();
-    if (inserted === undefined) return false;
+    return inserted !== undefined;
+  }
+
+  /** Adds `amount` to what the order was paid; the order becomes `paid` when nothing is owed. */
+  async addToPaid(trx: Transaction<OrdersDatabase>, orderId: string, amount: number): Promise<void> {
     await trx
       .updateTable('orders')
       .set((eb) => ({
-        paid_amount: eb('paid_amount', '+', charge.amount),
-        status: sql<OrderStatus>`CASE WHEN paid_amount + ${charge.amount} >= amount
+        paid_amount: eb('paid_amount', '+', amount),
+        status: sql<OrderStatus>`CASE WHEN paid_amount + ${amount} >= amount
           THEN ${OrderStatus.Paid} ELSE ${OrderStatus.AwaitingPayment} END`,
       }))
-      .where('id', '=', charge.orderId)
+      .where('id', '=', orderId)
       .execute();
-    return true;
   }
 }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { ValidationFailedError } from '@retry-safe/app-shell';
+import { RuntimeSettings, ValidationFailedError } from '@retry-safe/app-shell';
 import type { OrderCreate, OrderListQuery } from '@retry-safe/contracts';
 import {
   IdempotencyCoordinator,
@@ -9,9 +9,13 @@ import {
   type CoordinatedResult,
 } from '@retry-safe/idempotency';
 import { kyselyTransaction } from '@retry-safe/idempotency/postgres';
+import type { Transaction } from 'kysely';
 import { OrderNotFoundError } from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
+import { CreateRecordMode, type OrdersSettings } from '../config/orders-settings.js';
 import { ORDERS_COORDINATOR } from '../database/database.module.js';
+import { RecordInRedis } from '../demonstrations/record-in-redis.service.js';
+import type { OrdersDatabase } from '../database/orders-database.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrderSchema, type Order, type OrderDetails, type OrderPage } from './order.js';
 import { OrdersRepository, orderOf, type OrderCursor } from './orders.repository.js';
@@ -31,32 +35,46 @@ export class OrdersService {
     @Inject(ORDERS_COORDINATOR) private readonly coordinator: IdempotencyCoordinator,
     private readonly orders: OrdersRepository,
     private readonly faults: OrderFaults,
+    private readonly settings: RuntimeSettings<OrdersSettings>,
+    private readonly recordInRedis: RecordInRedis,
   ) {}
 
   /**
    * Creates an order once per tenant and key. The order row and its processing record are written in one
    * transaction (`coordinateInTransaction`): a crash before COMMIT leaves neither, after it both, so the retry
    * finds the record and replays the order instead of creating a second one. The same key with another amount or
-   * currency is refused (`idempotency_key_reused`) before anything is written.
+   * currency is refused (`idempotency_key_reused`) before anything is written. The db-effect scenario's
+   * demonstration (`createRecord: redis`) keeps the record in Redis instead, to show the second order it costs.
    */
   async create(
     tenantId: string,
     order: OrderCreate,
     idempotencyKey: string,
   ): Promise<CoordinatedResult<Order>> {
-    const result = await this.orders.db.transaction().execute((trx) =>
-      this.coordinator.coordinateInTransactionWithOutcome(
-        kyselyTransaction(trx),
-        {
-          operation: createOrderOperation(tenantId),
-          key: idempotencyKey,
-          ttlMs: this.config.idempotency.ttlMs,
-          codec: orderCodec,
-          fingerprint: fingerprintOf({ amount: order.amount, currency: order.currency }),
-        },
-        () => this.orders.insert(trx, { id: randomUUID(), tenantId, ...order }),
-      ),
-    );
+    const record = {
+      operation: createOrderOperation(tenantId),
+      key: idempotencyKey,
+      ttlMs: this.config.idempotency.ttlMs,
+      codec: orderCodec,
+      fingerprint: fingerprintOf({ amount: order.amount, currency: order.currency }),
+    };
+    const insert = (trx: Transaction<OrdersDatabase>) =>
+      this.orders.insert(trx, { id: randomUUID(), tenantId, ...order });
+    if (this.settings.current.createRecord === CreateRecordMode.Redis) {
+      // DEMONSTRATION (db-effect): the order commits in its transaction, the record completes later in Redis.
+      return this.recordInRedis.coordinate(record, async () => {
+        const created = await this.orders.db.transaction().execute(insert);
+        await this.faults.trip(OrderFaultPoint.AfterCreateCommit, { 'idempotency-key': idempotencyKey });
+        return created;
+      });
+    }
+    const result = await this.orders.db
+      .transaction()
+      .execute((trx) =>
+        this.coordinator.coordinateInTransactionWithOutcome(kyselyTransaction(trx), record, () =>
+          insert(trx),
+        ),
+      );
     await this.faults.trip(OrderFaultPoint.AfterCreateCommit, { 'idempotency-key': idempotencyKey });
     return result;
   }

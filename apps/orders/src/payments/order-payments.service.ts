@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import type { ChainContext } from '@retry-safe/app-shell';
+import { RuntimeSettings, type ChainContext } from '@retry-safe/app-shell';
 import { ChargeSchema, type Charge, type OrderPayment } from '@retry-safe/contracts';
 import type { ServiceResponse } from '@retry-safe/http-client';
 import {
@@ -17,7 +17,9 @@ import {
   PaymentExceedsBalanceError,
 } from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
+import { ApplyChargeMode, type OrdersSettings } from '../config/orders-settings.js';
 import { ORDERS_COORDINATOR } from '../database/database.module.js';
+import { ReadThenWriteApply } from '../demonstrations/read-then-write-apply.service.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrdersRepository, type OrderRow } from '../orders/orders.repository.js';
 import { PaymentsClient } from './payments.client.js';
@@ -46,6 +48,8 @@ export class OrderPaymentsService {
     private readonly orders: OrdersRepository,
     private readonly payments: PaymentsClient,
     private readonly faults: OrderFaults,
+    private readonly settings: RuntimeSettings<OrdersSettings>,
+    private readonly readThenWrite: ReadThenWriteApply,
   ) {}
 
   /** Pays `orderId`; resolves to payments' answer, to relay as it came. `signal`: the caller left, stop. */
@@ -68,7 +72,10 @@ export class OrderPaymentsService {
     if (upstream.status !== 201) return upstream;
     const charge = ChargeSchema.parse(upstream.data);
     await this.faults.trip(OrderFaultPoint.AfterCharge, { 'idempotency-key': idempotencyKey });
-    await this.apply(charge, record);
+    if (this.settings.current.applyCharge === ApplyChargeMode.ReadThenWrite) {
+      // DEMONSTRATION (apply-once): a read decides, so racing retries add the amount twice.
+      await this.readThenWrite.apply(charge, idempotencyKey);
+    } else await this.apply(charge, record);
     return upstream;
   }
 
@@ -111,6 +118,7 @@ export class OrderPaymentsService {
   private async apply(charge: Charge, record: CoordinateRequest<Charge>): Promise<void> {
     await this.orders.db.transaction().execute((trx) =>
       this.coordinator.coordinateInTransaction(kyselyTransaction(trx), record, async () => {
+        await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, { 'idempotency-key': record.key });
         await this.orders.applyCharge(trx, charge);
         return charge;
       }),

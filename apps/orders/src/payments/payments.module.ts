@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { ReadThenWriteApply } from '../demonstrations/read-then-write-apply.service.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { OrderPaymentsService } from './order-payments.service.js';
 import { PaymentsClient } from './payments.client.js';
@@ -8,6 +9,6 @@ import { PaymentsController } from './payments.controller.js';
 @Module({
   imports: [OrdersModule],
   controllers: [PaymentsController],
-  providers: [PaymentsClient, OrderPaymentsService],
+  providers: [PaymentsClient, OrderPaymentsService, ReadThenWriteApply],
 })
 export class PaymentsModule {}

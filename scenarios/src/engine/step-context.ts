@@ -1,0 +1,162 @@
+/**
+ * What the steps of a scenario row get ({@link StepContext}): the target, progress and notes, and clients whose
+ * calls are recorded for the row's diagram (the gateway's orders, payments and invoices routes, payments directly).
+ */
+import { randomUUID } from 'node:crypto';
+import { waitFor } from '@retry-safe/testing';
+import { DEMO_INTERNAL_TOKEN, DEMO_TENANTS } from '../demo-tenants.js';
+import type { TimedNote } from './diagram.js';
+import { createdOrderId, fixtureOrderBody } from './fixture-orders.js';
+import { preciseNow, send, type ClientCall, type HttpResult } from './http.js';
+import type { ScenarioTarget } from './target.js';
+
+/**
+ * How long the provider holds a charge when a scenario needs a request to stay inside the action: long enough for a
+ * duplicate to travel gateway -> orders -> payments on a loaded machine, short against the hops' 5 s attempt timeout.
+ */
+export const HOLD_MS = 2_500;
+
+/** A payment as a client sends it to the gateway. */
+export interface PaymentRequest {
+  /** @default a new key */
+  readonly key?: string;
+  /** The order paid (see {@link StepContext.newOrder}). @default a new order */
+  readonly orderId?: string;
+  /** @default 1999 */
+  readonly amount?: number;
+  /** @default 'EUR' */
+  readonly currency?: string;
+}
+
+/** What the steps of a row get: the target, progress reporting, and clients whose calls are recorded. */
+export interface StepContext {
+  readonly target: ScenarioTarget;
+  /** Reports one step (a progress line in the runner). */
+  step(message: string): void;
+  /** Adds a note to the row's diagram at this moment. */
+  note(text: string): void;
+  /**
+   * `POST /v1/orders` on the gateway, as tenant A: set-up, not drawn; its id. By default an order any payment of
+   * these scenarios fits in (the most one payment may be).
+   */
+  newOrder(currency?: string, amount?: number): Promise<string>;
+  /** `POST /v1/orders` on the gateway, as tenant A, drawn: the call a scenario about orders is about. */
+  createOrder(request: { key: string; amount: number; currency: string }): Promise<HttpResult>;
+  /** `GET /v1/orders/{orderId}` on the gateway, as tenant A. */
+  readOrder(orderId: string): Promise<HttpResult>;
+  /** `GET /v1/orders?limit=100[&cursor=]` on the gateway, as tenant A (newest first). */
+  listOrders(cursor?: string): Promise<HttpResult>;
+  /** `POST /v1/orders/{orderId}/payments` on the gateway, as tenant A. */
+  pay(request?: PaymentRequest): Promise<HttpResult>;
+  /** `POST /v1/payments` straight to payments, as orders sends it (tenant A). */
+  payDirectly(request?: PaymentRequest): Promise<HttpResult>;
+  /** `POST /v1/orders/{orderId}/invoices` on the gateway, as tenant A. */
+  requestInvoice(orderId: string, body: { version: number; email: string }): Promise<HttpResult>;
+  /** Makes the provider hold its next charge for `ms` (a `delay` fault, once). */
+  holdNextCharge(ms?: number): Promise<void>;
+  /** Resolves once the held charge reached the provider. */
+  chargeIsHeld(): Promise<void>;
+}
+
+
+/** The context of one row: its calls, notes and set-up request ids are collected into the arrays given. */
+export function stepContext(
+  target: ScenarioTarget,
+  calls: ClientCall[],
+  notes: TimedNote[],
+  setup: Set<string>,
+  step: (message: string) => void,
+): StepContext {
+  const tenant = DEMO_TENANTS.a;
+  const paymentBody = (request: PaymentRequest) => ({
+    amount: request.amount ?? 1999,
+    currency: request.currency ?? 'EUR',
+  });
+  // A payment's order, created through the gateway: set-up, left out of the diagram (its request id is noted).
+  const auth = { authorization: `Bearer ${tenant.token}` };
+  const newOrder = async (currency?: string, amount?: number): Promise<string> => {
+    const fixture = fixtureOrderBody(currency);
+    const res = await send(`${target.urls.gateway}/v1/orders`, {
+      method: 'POST',
+      headers: { ...auth, 'idempotency-key': `order-${randomUUID()}` },
+      body: amount === undefined ? fixture : { ...fixture, amount },
+    });
+    const requestId = res.headers['x-request-id'];
+    if (requestId !== undefined) setup.add(requestId);
+    return createdOrderId(res);
+  };
+  return {
+    target,
+    step,
+    newOrder,
+    createOrder: ({ key, amount, currency }) =>
+      send(
+        `${target.urls.gateway}/v1/orders`,
+        { method: 'POST', headers: { ...auth, 'idempotency-key': key }, body: { amount, currency } },
+        (call) => calls.push({ service: 'gateway', ...call }),
+      ),
+    readOrder: (orderId) => send(`${target.urls.gateway}/v1/orders/${orderId}`, { headers: auth }),
+    listOrders: (cursor) =>
+      send(
+        `${target.urls.gateway}/v1/orders?limit=100${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
+        { headers: auth },
+      ),
+    note: (text) => notes.push({ at: preciseNow(), text }),
+    pay: async (request = {}) =>
+      send(
+        `${target.urls.gateway}/v1/orders/${request.orderId ?? (await newOrder(request.currency))}/payments`,
+        {
+          method: 'POST',
+          headers: {
+            authorization: `Bearer ${tenant.token}`,
+            'idempotency-key': request.key ?? `scenario-${randomUUID()}`,
+          },
+          body: paymentBody(request),
+        },
+        (call) => calls.push({ service: 'gateway', ...call }),
+      ),
+    payDirectly: (request = {}) =>
+      send(
+        `${target.urls.payments}/v1/payments`,
+        {
+          method: 'POST',
+          headers: {
+            // Payments trusts the command's tenant only from a caller holding the internal credential.
+            authorization: `Bearer ${DEMO_INTERNAL_TOKEN}`,
+            'idempotency-key': request.key ?? `scenario-${randomUUID()}`,
+          },
+          body: {
+            tenantId: tenant.tenantId,
+            orderId: request.orderId ?? randomUUID(),
+            ...paymentBody(request),
+          },
+        },
+        (call) => calls.push({ service: 'payments', ...call }),
+      ),
+    requestInvoice: (orderId, body) =>
+      send(
+        `${target.urls.gateway}/v1/orders/${orderId}/invoices`,
+        { method: 'POST', headers: { authorization: `Bearer ${tenant.token}` }, body },
+        (call) => calls.push({ service: 'gateway', ...call }),
+      ),
+    holdNextCharge: async (ms = HOLD_MS) => {
+      await target.setFaults('provider', [
+        { method: 'POST', path: '/v1/charges', at: 'before-handler', action: 'delay', ms, times: 1 },
+      ]);
+    },
+    chargeIsHeld: () => chargeIsHeld(target),
+  };
+}
+
+/** Resolves once the provider's delay rule holds a charge (the one {@link StepContext.holdNextCharge} set). */
+async function chargeIsHeld(target: ScenarioTarget): Promise<void> {
+  await waitFor(
+    'a charge held at the provider',
+    async () => {
+      const fired = (await target.faults('provider')).rules[0]?.fired;
+      if (fired !== 1) throw new Error(`the delay rule fired ${fired ?? 0} times`);
+    },
+    { timeoutMs: 15_000, intervalMs: 50 },
+  );
+}
+
