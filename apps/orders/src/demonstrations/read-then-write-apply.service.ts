@@ -9,7 +9,9 @@ import { OrdersRepository } from '../orders/orders.repository.js';
  * the order and the Charge recorded. No processing record serialises the retries of the key, and the read, not
  * the write, decides: two retries that both read before either committed both add the amount. (The charge row
  * itself is kept once by the table's primary key, which the schema keeps for every design; the amount was added
- * on the read's word, twice.) One retry at a time applies it once, like the design.
+ * on the read's word, twice.) One retry at a time applies it once, like the design; and as no record is kept
+ * for the key, a retry after the order is paid meets the balance rule (`payment_exceeds_balance`) instead of the
+ * replay.
  */
 @Injectable()
 export class ReadThenWriteApply {
