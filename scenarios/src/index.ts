@@ -46,7 +46,7 @@ export {
 } from './engine/runner.js';
 export { startRedisGate, type RedisGate } from './engine/redis-gate.js';
 export { stackTarget } from './engine/stack-target.js';
-export { bringBack, holdAt, killAt } from './engine/crash.js';
+export { armKill, bringBack, holdAt, killAt } from './engine/crash.js';
 export { sequenceDiagram, type DiagramInput, type TimedNote } from './engine/diagram.js';
 export { createdOrderId, fixtureOrderBody } from './engine/fixture-orders.js';
 export { DEMO_API_TOKENS, DEMO_INTERNAL_TOKEN, DEMO_TENANTS } from './demo-tenants.js';

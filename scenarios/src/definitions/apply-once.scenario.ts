@@ -9,7 +9,7 @@
  * with FAULTS_ENABLED=true): a SELECT asks whether the Charge is recorded and the amount is added when it says no.
  */
 import { randomUUID } from 'node:crypto';
-import { bringBack, holdAt, killAt } from '../engine/crash.js';
+import { armKill, bringBack, holdAt } from '../engine/crash.js';
 import type { HttpResult } from '../engine/http.js';
 import { defineScenario, type StepContext } from '../engine/scenario.js';
 
@@ -58,7 +58,7 @@ async function crashThenRetry(
   const orderId = await ctx.newOrder('EUR', APPLY_AMOUNT);
   const key = `apply-once-${randomUUID()}`;
   const payment = { key, orderId, amount: APPLY_AMOUNT, currency: 'EUR' };
-  await ctx.target.setFaults('orders', [killAt(AFTER_CHARGE)]);
+  await armKill(ctx, 'orders', AFTER_CHARGE);
   ctx.step(`a payment of ${APPLY_AMOUNT} through the gateway; orders dies after the charge`);
   const lost = await ctx.pay(payment);
   await bringBack(ctx, 'orders', AFTER_CHARGE, settings);

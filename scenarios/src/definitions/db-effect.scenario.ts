@@ -9,7 +9,7 @@
  * lease, takes the key over and creates the order again.
  */
 import { randomInt, randomUUID } from 'node:crypto';
-import { bringBack, killAt } from '../engine/crash.js';
+import { armKill, bringBack } from '../engine/crash.js';
 import type { HttpResult } from '../engine/http.js';
 import { defineScenario, describeAnswer, type StepContext } from '../engine/scenario.js';
 
@@ -57,7 +57,7 @@ function dbEffectRow(design: string, settings: Record<string, unknown>, expected
     async run(ctx: StepContext) {
       ctx.step(`orders settings ${JSON.stringify(settings)}; kill orders at ${AFTER_CREATE_COMMIT}`);
       await ctx.target.configure('orders', settings);
-      await ctx.target.setFaults('orders', [killAt(AFTER_CREATE_COMMIT)]);
+      await armKill(ctx, 'orders', AFTER_CREATE_COMMIT);
       // A second early: the database's clock stamps created_at; the amount is what tells this row's orders.
       const since = Date.now() - 1_000;
       const key = `db-effect-${randomUUID()}`;

@@ -12,7 +12,7 @@
  * request is published if it ever will be (the stack runs one orders process).
  */
 import { waitFor } from '@retry-safe/testing';
-import { bringBack, killAt } from '../engine/crash.js';
+import { armKill, bringBack } from '../engine/crash.js';
 import type { HttpResult } from '../engine/http.js';
 import { defineScenario, describeAnswer, type StepContext } from '../engine/scenario.js';
 import type { EmailLedger } from '../engine/target.js';
@@ -70,7 +70,7 @@ function outboxRow(design: string, settings: Record<string, unknown>, expected: 
       await ctx.target.configure('provider', { dedup: 'off' });
       const orderId = await ctx.newOrder();
       const laterOrderId = await ctx.newOrder();
-      await ctx.target.setFaults('orders', [killAt(AFTER_INVOICE_COMMIT)]);
+      await armKill(ctx, 'orders', AFTER_INVOICE_COMMIT);
       ctx.step('an invoice through the gateway; orders dies after the commit');
       const lost = await ctx.requestInvoice(orderId, { version: 1, email: 'ada@example.com' });
       await bringBack(ctx, 'orders', AFTER_INVOICE_COMMIT, settings);

@@ -14,6 +14,15 @@ export function killAt(point: string): FaultRule {
   return { method: 'JOB', path: point, at: 'after-handler', action: 'drop', times: 1 };
 }
 
+/**
+ * Arms {@link killAt} on `service` (replacing its rules), keeping its journal first: the process and what it
+ * journaled die together, and the row's diagram still shows what it did before.
+ */
+export async function armKill(ctx: StepContext, service: ConfigurableService, point: string): Promise<void> {
+  await ctx.keepJournal(service);
+  await ctx.target.setFaults(service, [killAt(point)]);
+}
+
 /** The rule that holds the step at `point` for `ms`, for its first `times` passes. */
 export function holdAt(point: string, ms: number, times: number): FaultRule {
   return { method: 'JOB', path: point, at: 'after-handler', action: 'delay', ms, times };

@@ -128,14 +128,21 @@ export async function runRow<D>(
   const notes: TimedNote[] = [];
   // Request ids of the row's set-up calls (its orders): not part of what the row shows, so not drawn.
   const setup = new Set<string>();
-  const ctx = stepContext(target, calls, notes, setup, (message) =>
-    options.onStep?.(`[${scenario.name}] ${row.design}: ${message}`),
+  // Journals kept before a service was killed (see StepContext.keepJournal).
+  const kept: JournalEntry[] = [];
+  const ctx = stepContext(
+    target,
+    calls,
+    notes,
+    setup,
+    (message) => options.onStep?.(`[${scenario.name}] ${row.design}: ${message}`),
+    kept,
   );
   const { cells, data } = await row.run(ctx);
   const measured = [row.design, ...cells];
   const matches = measured.length === expected.length && measured.every((cell, i) => cell === expected[i]);
   let diagram: string | undefined;
-  if (options.diagram ?? true) diagram = await drawDiagram(target, calls, notes, setup);
+  if (options.diagram ?? true) diagram = await drawDiagram(target, calls, notes, setup, kept);
   return {
     design: row.design,
     expected,
@@ -171,15 +178,27 @@ async function drawDiagram(
   calls: ClientCall[],
   notes: TimedNote[],
   setup: ReadonlySet<string>,
+  kept: readonly JournalEntry[],
 ): Promise<string> {
   const services: Service[] = ['gateway', 'orders', 'payments', 'provider'];
   if (target.urls.worker !== undefined) services.push('worker');
   const journal: JournalEntry[] = [];
+  // An entry kept before a kill and still in the journal (no kill came after all) is drawn once.
+  const seen = new Set<string>();
+  const add = (entries: readonly JournalEntry[]): void => {
+    for (const entry of entries) {
+      const id = `${entry.service} ${entry.requestId} ${entry.startedAt}`;
+      if (setup.has(entry.requestId) || seen.has(id)) continue;
+      seen.add(id);
+      journal.push(entry);
+    }
+  };
+  add(kept);
   const faults: Partial<Record<Service, FaultSnapshot>> = {};
   await Promise.all(
     services.map(async (service) => {
       const entries = await target.journal(service);
-      journal.push(...entries.filter((entry) => !setup.has(entry.requestId)));
+      add(entries);
       faults[service] = await target.faults(service);
     }),
   );

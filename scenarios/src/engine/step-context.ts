@@ -8,7 +8,7 @@ import { DEMO_INTERNAL_TOKEN, DEMO_TENANTS } from '../demo-tenants.js';
 import type { TimedNote } from './diagram.js';
 import { createdOrderId, fixtureOrderBody } from './fixture-orders.js';
 import { preciseNow, send, type ClientCall, type HttpResult } from './http.js';
-import type { ScenarioTarget } from './target.js';
+import type { JournalEntry, ScenarioTarget, Service } from './target.js';
 
 /**
  * How long the provider holds a charge when a scenario needs a request to stay inside the action: long enough for a
@@ -54,6 +54,11 @@ export interface StepContext {
   requestInvoice(orderId: string, body: { version: number; email: string }): Promise<HttpResult>;
   /** Makes the provider hold its next charge for `ms` (a `delay` fault, once). */
   holdNextCharge(ms?: number): Promise<void>;
+  /**
+   * Keeps what `service`'s journal holds now for the row's diagram: call it before killing the service, whose
+   * journal (in memory) dies with it.
+   */
+  keepJournal(service: Service): Promise<void>;
   /** Resolves once the held charge reached the provider. */
   chargeIsHeld(): Promise<void>;
 }
@@ -66,6 +71,7 @@ export function stepContext(
   notes: TimedNote[],
   setup: Set<string>,
   step: (message: string) => void,
+  kept: JournalEntry[] = [],
 ): StepContext {
   const tenant = DEMO_TENANTS.a;
   const paymentBody = (request: PaymentRequest) => ({
@@ -145,6 +151,9 @@ export function stepContext(
       ]);
     },
     chargeIsHeld: () => chargeIsHeld(target),
+    keepJournal: async (service) => {
+      kept.push(...(await target.journal(service)));
+    },
   };
 }
 
