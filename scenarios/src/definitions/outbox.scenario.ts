@@ -74,7 +74,9 @@ function outboxRow(design: string, settings: Record<string, unknown>, expected: 
       ctx.step('an invoice through the gateway; orders dies after the commit');
       const lost = await ctx.requestInvoice(orderId, { version: 1, email: 'ada@example.com' });
       await bringBack(ctx, 'orders', AFTER_INVOICE_COMMIT, settings);
-      ctx.step("another order's invoice, after the restart: once it is published, the first one's fate is known");
+      ctx.step(
+        "another order's invoice, after the restart: once it is published, the first one's fate is known",
+      );
       const res = await ctx.requestInvoice(laterOrderId, { version: 1, email: 'grace@example.com' });
       if (res.status !== 202) throw new Error(`the gateway answered ${res.status}: ${res.text}`);
       await waitFor(
@@ -87,7 +89,8 @@ function outboxRow(design: string, settings: Record<string, unknown>, expected: 
       );
       const status = await invoiceStatus(ctx, orderId);
       const laterEmails = await emailsArrived(ctx, laterOrderId, 1);
-      const emails = status === 'published' ? await emailsArrived(ctx, orderId, 1) : await emailsOf(ctx, orderId);
+      const emails =
+        status === 'published' ? await emailsArrived(ctx, orderId, 1) : await emailsOf(ctx, orderId);
       return {
         cells: [describeAnswer(lost), status, String(emails.length)],
         data: {

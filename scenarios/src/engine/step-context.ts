@@ -63,7 +63,6 @@ export interface StepContext {
   chargeIsHeld(): Promise<void>;
 }
 
-
 /** The context of one row: its calls, notes and set-up request ids are collected into the arrays given. */
 export function stepContext(
   target: ScenarioTarget,
@@ -168,4 +167,3 @@ async function chargeIsHeld(target: ScenarioTarget): Promise<void> {
     { timeoutMs: 15_000, intervalMs: 50 },
   );
 }
-

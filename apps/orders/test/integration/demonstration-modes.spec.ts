@@ -137,9 +137,9 @@ describe('orders without FAULTS_ENABLED', () => {
   it('has no /__config: the demonstration modes cannot be switched on', async () => {
     const world = await startOrdersWorld(new FakePayments());
     try {
-      expect((await request(world.app.getHttpServer()).put('/__config').send({ createRecord: 'redis' })).status).toBe(
-        404,
-      );
+      expect(
+        (await request(world.app.getHttpServer()).put('/__config').send({ createRecord: 'redis' })).status,
+      ).toBe(404);
     } finally {
       await world.close();
     }
