@@ -5,8 +5,9 @@
  * The stack: `FAULTS_ENABLED=true pnpm stack`, or docker compose with `docker-compose.scenarios.yml`. URLs from env
  * (defaults are `pnpm stack`'s): GATEWAY_URL, ORDERS_URL, PAYMENTS_URL, PROVIDER_URL, WORKER_URL. The runner takes
  * Redis away only when given the commands to: REDIS_STOP_CMD and REDIS_START_CMD (e.g. `docker compose stop redis`
- * / `docker compose start redis`); otherwise the redis-down rows say how to run them. REDIS_URL is not needed:
- * everything goes through the services' admin routes.
+ * / `docker compose start redis`); otherwise the redis-down rows say how to run them. The db-effect, apply-once
+ * and outbox rows kill orders and wait for its supervisor (pnpm stack, compose) to start it again. REDIS_URL is
+ * not needed: everything goes through the services' admin routes.
  *
  * Exit code: 0 when every row that ran measured its expected numbers, 1 otherwise, 2 for bad usage or a stack that
  * is not there.
@@ -15,7 +16,13 @@ import { parseArgs } from 'node:util';
 import { formatResult, jsonReport, runAll } from '../engine/runner.js';
 import { repoRoot } from '../repo-root.js';
 import { SCENARIOS } from '../definitions/index.js';
-import { commandRedisControl, httpTarget, type ScenarioTarget, type StackUrls } from '../engine/target.js';
+import {
+  commandRedisControl,
+  httpTarget,
+  supervisedRestart,
+  type ScenarioTarget,
+  type StackUrls,
+} from '../engine/target.js';
 import { send } from '../engine/http.js';
 import { join } from 'node:path';
 import { runCli } from './run-cli.js';
@@ -103,10 +110,12 @@ async function runningStack(
   if (problems.length > 0) return { problems };
   const stopCommand = env['REDIS_STOP_CMD'];
   const startCommand = env['REDIS_START_CMD'];
-  const target = httpTarget(
-    workerProblem === undefined ? { ...urls, worker: workerUrl } : urls,
-    stopCommand && startCommand ? { redisControl: commandRedisControl(stopCommand, startCommand) } : {},
-  );
+  const stackUrls = workerProblem === undefined ? { ...urls, worker: workerUrl } : urls;
+  const target = httpTarget(stackUrls, {
+    ...(stopCommand && startCommand ? { redisControl: commandRedisControl(stopCommand, startCommand) } : {}),
+    // The orders scenarios kill orders at a fault point: pnpm stack and compose start it again by themselves.
+    restartControl: supervisedRestart(stackUrls),
+  });
   return { target };
 }
 
