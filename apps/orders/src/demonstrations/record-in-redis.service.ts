@@ -26,25 +26,36 @@ export const DEMO_RECORD_LEASE_MS = 1_000;
  */
 @Injectable()
 export class RecordInRedis implements OnModuleDestroy {
-  private readonly store: RedisIdempotencyStore;
-  private readonly coordinator: IdempotencyCoordinator;
+  // Made on first use: a process never switched to the demonstration never has this store.
+  private demo: { store: RedisIdempotencyStore; coordinator: IdempotencyCoordinator } | undefined;
 
-  constructor(@Inject(ORDERS_CONFIG) config: OrdersConfig, @Inject(REDIS_CLIENT) redis: Redis | Cluster) {
-    // Under the queue's prefix: a shared Redis (the demo's) keeps each stack's records apart.
-    this.store = new RedisIdempotencyStore(redis, { keyPrefix: `${config.bullmqPrefix}:demo-idem:` });
-    this.coordinator = new IdempotencyCoordinator(this.store, {
-      inFlight: InFlightMode.Wait,
-      leaseMs: DEMO_RECORD_LEASE_MS,
-      renewLease: true,
-    });
-  }
+  constructor(
+    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+    @Inject(REDIS_CLIENT) private readonly redis: Redis | Cluster,
+  ) {}
 
   /** Runs `action` (its own transaction) under a record in Redis. */
   coordinate<T>(request: CoordinateRequest<T>, action: () => Promise<T>): Promise<CoordinatedResult<T>> {
-    return this.coordinator.coordinateWithOutcome(request, action);
+    return this.coordinator().coordinateWithOutcome(request, action);
   }
 
   async onModuleDestroy(): Promise<void> {
-    await this.store.close();
+    await this.demo?.store.close();
+  }
+
+  private coordinator(): IdempotencyCoordinator {
+    if (this.demo === undefined) {
+      // Under the queue's prefix: a shared Redis (the demo's) keeps each stack's records apart.
+      const store = new RedisIdempotencyStore(this.redis, {
+        keyPrefix: `${this.config.bullmqPrefix}:demo-idem:`,
+      });
+      const coordinator = new IdempotencyCoordinator(store, {
+        inFlight: InFlightMode.Wait,
+        leaseMs: DEMO_RECORD_LEASE_MS,
+        renewLease: true,
+      });
+      this.demo = { store, coordinator };
+    }
+    return this.demo.coordinator;
   }
 }
