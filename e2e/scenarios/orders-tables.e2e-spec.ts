@@ -84,6 +84,9 @@ describe('orders tables: killed at its fault points, each design on the same fau
       expect(new Set(inDb.map((row) => row.id))).toEqual(new Set(orderIds));
       // The retry's order is one of them; with the record in Redis the other is the one nobody was told of.
       expect(orderIds).toContain(retry.body.id);
+      // The request orders died in is drawn from the gateway's journal (orders' died with it), then the retry.
+      expect(result.diagram).toContain('O--xG: no answer (the process died with the request)');
+      expect(result.diagram).toContain(`O-->>G: 201${orders === 1 ? ' replayed' : ''}\n`);
     });
   });
 

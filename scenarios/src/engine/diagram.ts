@@ -51,17 +51,43 @@ interface Event {
 interface Arrival extends RequestEntry {
   /** How long a `delay` fault held it before its handler (when one did). */
   readonly heldMs?: number;
+  /** Not in its service's journal: the process died with the request (see {@link diedInOrders}). */
+  readonly died?: boolean;
+}
+
+/**
+ * The requests orders died in (killed at a fault point): its journal, in memory, died with the process, so what
+ * is left is the gateway's entry answered 502 or 504 with no orders entry of its request id (an orders answer,
+ * even a dropped one, is always journaled). Each is drawn as orders' request with no answer.
+ */
+function diedInOrders(posts: readonly RequestEntry[]): RequestEntry[] {
+  const inOrders = new Set(posts.filter((e) => e.service === 'orders').map((e) => e.requestId));
+  return posts
+    .filter(
+      (entry) =>
+        entry.service === 'gateway' &&
+        (entry.status === 502 || entry.status === 504) &&
+        !inOrders.has(entry.requestId),
+    )
+    .map((entry): Arrival => ({
+      ...entry,
+      service: 'orders',
+      // Inside the gateway's request, and never before the answers it waited for (see arrivals()).
+      startedAt: entry.startedAt + 0.001,
+      endedAt: entry.endedAt - 0.001,
+      status: 'aborted',
+      replayed: false,
+      died: true,
+    }));
 }
 
 /** The diagram as Mermaid source (without the code fence). */
 export function sequenceDiagram(input: DiagramInput): string {
   // The payment and invoice traffic; the ledger views and resets of provider-sim are the scenario's own reads.
-  const requests = arrivals(
-    input.journal.filter(
-      (entry): entry is RequestEntry => entry.service !== 'worker' && entry.method === 'POST',
-    ),
-    input.faults,
+  const posts = input.journal.filter(
+    (entry): entry is RequestEntry => entry.service !== 'worker' && entry.method === 'POST',
   );
+  const requests = arrivals([...posts, ...diedInOrders(posts)], input.faults);
   const deliveries = input.journal.filter((entry): entry is DeliveryEntry => entry.service === 'worker');
   const events = [...requestEvents(requests, input), ...deliveryEvents(deliveries)];
 
@@ -250,6 +276,7 @@ function answerLine(
   calls: readonly ClientCall[],
   dropFired: boolean,
 ): string {
+  if (entry.died === true) return `${callee}--x${caller}: no answer (the process died with the request)`;
   if (entry.status === 'aborted') {
     const why = dropFired
       ? 'drop fault: connection reset after the handler ran'
