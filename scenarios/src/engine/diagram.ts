@@ -4,6 +4,7 @@
  * that fired (`GET /__faults`) and the calls the scenario itself made. Nothing here is scripted: a retry that did not
  * happen is not drawn, a dropped answer is drawn as a lost message.
  */
+import { diedInOrders } from './died-requests.js';
 import type { ClientCall } from './http.js';
 import type { DeliveryEntry, FaultSnapshot, JournalEntry, RequestEntry, Service } from './target.js';
 
@@ -51,34 +52,8 @@ interface Event {
 interface Arrival extends RequestEntry {
   /** How long a `delay` fault held it before its handler (when one did). */
   readonly heldMs?: number;
-  /** Not in its service's journal: the process died with the request (see {@link diedInOrders}). */
+  /** Not in its service's journal: the process died with the request (see `diedInOrders`). */
   readonly died?: boolean;
-}
-
-/**
- * The requests orders died in (killed at a fault point): its journal, in memory, died with the process, so what
- * is left is the gateway's entry answered 502 or 504 with no orders entry of its request id (an orders answer,
- * even a dropped one, is always journaled). Each is drawn as orders' request with no answer.
- */
-function diedInOrders(posts: readonly RequestEntry[]): RequestEntry[] {
-  const inOrders = new Set(posts.filter((e) => e.service === 'orders').map((e) => e.requestId));
-  return posts
-    .filter(
-      (entry) =>
-        entry.service === 'gateway' &&
-        (entry.status === 502 || entry.status === 504) &&
-        !inOrders.has(entry.requestId),
-    )
-    .map((entry): Arrival => ({
-      ...entry,
-      service: 'orders',
-      // Inside the gateway's request, and never before the answers it waited for (see arrivals()).
-      startedAt: entry.startedAt + 0.001,
-      endedAt: entry.endedAt - 0.001,
-      status: 'aborted',
-      replayed: false,
-      died: true,
-    }));
 }
 
 /** The diagram as Mermaid source (without the code fence). */
