@@ -28,14 +28,7 @@ export type { ProviderData } from './definitions/provider.scenario.js';
 export type { RedisDownData } from './definitions/redis-down.scenario.js';
 export * from './engine/scenario.js';
 export * from './engine/target.js';
-export {
-  send,
-  sendExpecting,
-  preciseNow,
-  type ClientCall,
-  type HttpResult,
-  type SendOptions,
-} from './engine/http.js';
+export { send, sendExpecting, type ClientCall, type HttpResult, type SendOptions } from './engine/http.js';
 export {
   formatResult,
   jsonReport,

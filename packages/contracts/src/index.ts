@@ -2,6 +2,7 @@
 // each other). The wire conventions (header names, problem+json) are the `./http` subpath.
 export { ChargeSchema, type Charge } from './charge.js';
 export { ISO_4217_CURRENCIES, isIso4217Currency } from './currencies.js';
+export { journalClock, preciseNow, type ClockSources } from './journal-clock.js';
 export {
   INVOICES_QUEUE,
   INVOICE_JOB_NAME,

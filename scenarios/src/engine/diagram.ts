@@ -40,6 +40,9 @@ const ID_OF: Record<RequestEntry['service'], Participant> = {
   provider: 'X',
 };
 
+/** The journals' clocks agree to within a millisecond (see `journalClock`); a nested call may read that early or late. */
+const CLOCK_SLACK_MS = 1;
+
 interface Event {
   readonly at: number;
   /** Tie-break between events at the same instant: calls go down the chain, answers come back up. */
@@ -203,8 +206,8 @@ function arrivals(
         (inner) =>
           inner.requestId === entry.requestId &&
           depthOf(ID_OF[inner.service]) > depthOf(ID_OF[entry.service]) &&
-          inner.startedAt >= entry.startedAt &&
-          inner.startedAt <= entry.endedAt,
+          inner.startedAt >= entry.startedAt - CLOCK_SLACK_MS &&
+          inner.startedAt <= entry.endedAt + CLOCK_SLACK_MS,
       );
     const latest = Math.max(entry.endedAt, ...nested.map((inner) => inner.endedAt + 0.001));
     if (latest !== entry.endedAt) ordered[i] = { ...entry, endedAt: latest };

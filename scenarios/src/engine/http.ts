@@ -2,6 +2,8 @@
  * The scenarios' HTTP client: plain `fetch`, so the same code runs in Jest and in the runner CLI. Every call is
  * recorded (what was sent, what came back, when) for the scenario's sequence diagram.
  */
+// The services' journal clock, so the runner's own calls order against what they saw.
+import { preciseNow } from '@retry-safe/contracts';
 
 /** What came back from one call. */
 export interface HttpResult {
@@ -39,11 +41,6 @@ export interface SendOptions {
   readonly body?: unknown;
   /** @default 30_000 */
   readonly timeoutMs?: number;
-}
-
-/** Epoch milliseconds with sub-millisecond precision (the services' journals use the same clock). */
-export function preciseNow(): number {
-  return performance.timeOrigin + performance.now();
 }
 
 /** One HTTP call; `record` receives it once answered. */

@@ -7,7 +7,8 @@ import { waitFor } from '@retry-safe/testing';
 import { DEMO_INTERNAL_TOKEN, DEMO_TENANTS } from '../demo-tenants.js';
 import type { TimedNote } from './diagram.js';
 import { createdOrderId, fixtureOrderBody } from './fixture-orders.js';
-import { preciseNow, send, type ClientCall, type HttpResult } from './http.js';
+import { preciseNow } from '@retry-safe/contracts';
+import { send, type ClientCall, type HttpResult } from './http.js';
 import type { JournalEntry, ScenarioTarget, Service } from './target.js';
 
 /**

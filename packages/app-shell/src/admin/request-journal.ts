@@ -31,10 +31,8 @@ export interface RequestJournalOptions {
   readonly capacity?: number;
 }
 
-/** Epoch milliseconds with sub-millisecond precision, comparable across the processes of one host. */
-export function preciseNow(): number {
-  return performance.timeOrigin + performance.now();
-}
+/** The journal's clock: epoch ms (fractional), comparable across the processes of one host. */
+export { preciseNow } from '@retry-safe/contracts';
 
 /**
  * A bounded, in-memory journal of what this process did, for `GET /__requests`: the scenario runner draws its
