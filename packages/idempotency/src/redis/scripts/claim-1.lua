@@ -34,38 +34,40 @@ local owner, fingerprint, leaseMs, retainMs, version, abandoned =
 local nextFence
 local raw = redis.pcall('GET', key)
 if raw then
-  local record, reason = readRecord(raw, version)
-  if not record then
-    return {5, reason}
+  local state, fence, lease, recordOwner, at, fpEnd = readRecord(raw, version)
+  if not state then
+    return {5, fence}
   end
-  if record.state == 'p' and record.owner == owner then
+  if state == 'p' and recordOwner == owner then
     -- ioredis resent this very claim after a reconnect: answer as the first run did.
-    return {1, record.fence}
+    return {1, tonumber(fence)}
   end
-  if record.state == 'c' or record.state == 'e' then
-    if record.fingerprint ~= fingerprint then
-      return {4, record.fingerprint, 'completed'}
+  if state == 'c' or state == 'e' then
+    local storedFingerprint = string.sub(raw, at, fpEnd)
+    if storedFingerprint ~= fingerprint then
+      return {4, storedFingerprint, 'completed'}
     end
-    if record.state == 'e' then
-      return {6, record.fence}
+    if state == 'e' then
+      return {6, tonumber(fence)}
     end
-    return {2, record.payload, record.fence}
+    return {2, string.sub(raw, fpEnd + 1), tonumber(fence)}
   end
-  if record.state == 'p' and not (abandoned ~= '' and record.owner == abandoned) then
-    if not record.lease then
+  if state == 'p' and not (abandoned ~= '' and recordOwner == abandoned) then
+    if lease == '' then
       return {5, 'a pending record has no lease'}
     end
     local nowMs = redisNowMs()
-    if record.lease > nowMs then
-      if record.fingerprint ~= fingerprint then
-        return {4, record.fingerprint, 'pending'}
+    if tonumber(lease) > nowMs then
+      local storedFingerprint = string.sub(raw, at, fpEnd)
+      if storedFingerprint ~= fingerprint then
+        return {4, storedFingerprint, 'pending'}
       end
-      return {3, record.lease - nowMs}
+      return {3, tonumber(lease) - nowMs}
     end
     -- The owner's lease ran out without renewal (crashed or stalled): take over. Its later writes fail the
     -- owner check, and the higher fencing token lets downstream systems reject it too.
   end
-  nextFence = record.fence + 1
+  nextFence = tonumber(fence) + 1
   if nextFence > MAX_FENCE then
     return {5, 'fencing token out of range'}
   end
@@ -74,5 +76,6 @@ end
 local nowUs = redisNowUs()
 nextFence = nextFence or nowUs
 redis.call('SET', key,
-  writeRecord(version, 'p', nextFence, math.floor(nowUs / 1000) + leaseMs, owner, fingerprint, ''), 'PX', retainMs)
+  writeRecord(version, 'p', digits(nextFence), digits(math.floor(nowUs / 1000) + leaseMs), owner, fingerprint, ''),
+  'PX', retainMs)
 return {1, nextFence}

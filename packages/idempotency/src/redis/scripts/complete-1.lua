@@ -16,16 +16,16 @@
 
 local key = KEYS[1]
 local owner, state, version = ARGV[1], ARGV[6], ARGV[5]
-local record = readOwnedRecord(key, owner, version)
-if not record then
+local raw, recordState, fence, at, fpEnd = readOwnedRecord(key, owner, version)
+if not raw then
   return 0
 end
-if record.state == state then
+if recordState == state then
   return 1
 end
-if record.state ~= 'p' then
+if recordState ~= 'p' then
   return 0
 end
-redis.call('SET', key, writeRecord(version, state, record.fence, nil, owner, record.fingerprint, ARGV[2]), 'PX', ARGV[3])
+redis.call('SET', key, writeRecord(version, state, fence, '', owner, string.sub(raw, at, fpEnd), ARGV[2]), 'PX', ARGV[3])
 redis.call('SPUBLISH', ARGV[4], 'c')
 return 1

@@ -14,16 +14,16 @@
 
 local key = KEYS[1]
 local owner, version = ARGV[1], ARGV[3]
-local record = readOwnedRecord(key, owner, version)
-if not record then
+local raw, state, fence = readOwnedRecord(key, owner, version)
+if not raw then
   return 0
 end
-if record.state == 'r' then
+if state == 'r' then
   return 1
 end
-if record.state ~= 'p' then
+if state ~= 'p' then
   return 0
 end
-redis.call('SET', key, writeRecord(version, 'r', record.fence, nil, owner, '', ''), 'KEEPTTL')
+redis.call('SET', key, writeRecord(version, 'r', fence, '', owner, '', ''), 'KEEPTTL')
 redis.call('SPUBLISH', ARGV[2], 'r')
 return 1

@@ -13,12 +13,14 @@
 
 local key = KEYS[1]
 local owner, leaseMs, version = ARGV[1], tonumber(ARGV[2]), ARGV[3]
-local record = readOwnedRecord(key, owner, version)
-if not record or record.state ~= 'p' then
+local raw, state, fence, at, fpEnd = readOwnedRecord(key, owner, version)
+if not raw or state ~= 'p' then
   return 0
 end
+-- A pending record carries no result: everything after its fingerprint is written back as it was.
 redis.call('SET', key,
-  writeRecord(version, 'p', record.fence, redisNowMs() + leaseMs, owner, record.fingerprint, record.payload), 'KEEPTTL')
+  writeRecord(version, 'p', fence, digits(redisNowMs() + leaseMs), owner, string.sub(raw, at, fpEnd),
+    string.sub(raw, fpEnd + 1)), 'KEEPTTL')
 -- The record must outlive the lease it grants, or it could expire under a live owner and lose its fencing counter.
 if redis.call('PTTL', key) < leaseMs then
   redis.call('PEXPIRE', key, leaseMs)

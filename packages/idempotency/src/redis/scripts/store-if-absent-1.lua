@@ -14,7 +14,7 @@
 --- @include "includes/read-record"
 
 -- Fencing token 0 and no owner: no owner was ever granted this record.
-local record = writeRecord(ARGV[4], 'c', 0, nil, '', ARGV[1], ARGV[2])
+local record = writeRecord(ARGV[4], 'c', '0', '', '', ARGV[1], ARGV[2])
 if not redis.call('SET', KEYS[1], record, 'PX', ARGV[3], 'NX') then
   return 0
 end

@@ -9,8 +9,10 @@
   push a hash out of its compact encoding and double the memory per record.
 
   readRecord(raw, version) takes the reply of `redis.pcall('GET', key)` for a key that exists and returns either
-  a table {state, fence, lease, owner, fingerprint, payload} (fence a number; lease a number or nil) or nil and
-  the reason the record cannot be read. A script never treats an unreadable record as absent.
+  state, fence, lease, owner, at, fpEnd (fence and lease as the record's digit strings, lease '' when there is
+  none; the fingerprint is raw[at..fpEnd], the result raw[fpEnd + 1..]) or nil and the reason the record cannot
+  be read. A script never treats an unreadable record as absent. Values rather than a table, and substrings only
+  where a script needs them: each table and string a script makes costs Redis time on every call.
 ]]
 -- Fencing tokens stay integers a client reads exactly (JavaScript's Number.MAX_SAFE_INTEGER): a larger one would
 -- lose digits in a Lua number and be written back as `1e+20`.
@@ -33,36 +35,36 @@ local function readRecord(raw, version)
   if #fence > 16 or tonumber(fence) > MAX_FENCE then
     return nil, 'fencing token out of range'
   end
-  length = tonumber(length)
-  if at + length - 1 > #raw then
+  local fpEnd = at + tonumber(length) - 1
+  if fpEnd > #raw then
     return nil, 'the fingerprint runs past the end of the record'
   end
-  return {
-    state = state,
-    fence = tonumber(fence),
-    lease = tonumber(lease),
-    owner = owner,
-    fingerprint = string.sub(raw, at, at + length - 1),
-    payload = string.sub(raw, at + length),
-  }
+  return state, fence, lease, owner, at, fpEnd
 end
 
--- The record at `key` while `owner` still holds it; nil when it is gone, unreadable, or a newer owner's (the
--- complete, release and renew scripts then leave it untouched and return 0).
+-- The record at `key` while `owner` still holds it: raw, state, fence, at, fpEnd (as readRecord); nil when it is
+-- gone, unreadable, or a newer owner's (the complete, release and renew scripts then leave it untouched and
+-- return 0).
 local function readOwnedRecord(key, owner, version)
   local raw = redis.pcall('GET', key)
   if not raw then
     return nil
   end
-  local record = readRecord(raw, version)
-  if not record or record.owner ~= owner then
+  local state, fence, _, recordOwner, at, fpEnd = readRecord(raw, version)
+  if not state or recordOwner ~= owner then
     return nil
   end
-  return record
+  return raw, state, fence, at, fpEnd
 end
 
--- Serialises a record; numbers as integers (Lua's tostring would print large ones as 1.8e+15).
+-- Serialises a record. fence and lease are digit strings ('' for no lease): a script writes back the token it
+-- read as it was, and formats a new one with digits().
 local function writeRecord(version, state, fence, lease, owner, fingerprint, payload)
-  return version .. '|' .. state .. '|' .. string.format('%.0f', fence) .. '|' ..
-    (lease and string.format('%.0f', lease) or '') .. '|' .. owner .. '|' .. #fingerprint .. '|' .. fingerprint .. payload
+  return version .. '|' .. state .. '|' .. fence .. '|' .. lease .. '|' .. owner .. '|' .. #fingerprint .. '|' ..
+    fingerprint .. payload
+end
+
+-- An integer as digits (Lua's tostring would print large ones as 1.8e+15).
+local function digits(n)
+  return string.format('%.0f', n)
 end
