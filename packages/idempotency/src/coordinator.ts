@@ -1,24 +1,19 @@
-import { tryEncode } from './codecs.js';
 import { assertValidSettings, prepareCall, type Call, type Settings } from './call.js';
 import {
   IdempotencyCorruptRecordError,
   IdempotencyErrorCode,
   IdempotencyInProgressError,
   IdempotencyKeyReuseError,
-  IdempotencyLeaseLostError,
   IdempotencyStoreUnavailableError,
-  IdempotencyUnencodableResultError,
   InvalidIdempotencyOptionsError,
   isIdempotencyError,
 } from './errors.js';
-import { LazyAbortController, LeaseRenewal } from './lease-renewal.js';
 import { IDEMPOTENCY_DEFAULTS } from './limits.js';
 import {
   CoordinateOutcome,
   IdempotencyEventType,
   InFlightMode,
   StoreUnavailablePolicy,
-  type ActionContext,
   type CoordinatedResult,
   type CoordinateRequest,
   type CoordinatorOptions,
@@ -31,10 +26,10 @@ import {
   type SqlTransaction,
   type TransactionalAction,
 } from './transactional.js';
+import { runAsOwner, unencodableError, type IdempotentAction } from './owner-run.js';
 import { InFlightWait } from './waiting.js';
 
-/** The action an idempotent call protects. */
-export type IdempotentAction<T> = (context: ActionContext) => Promise<T>;
+export type { IdempotentAction } from './owner-run.js';
 
 /** A claim that found something other than a live reservation of another owner. */
 type SettledClaim = Exclude<ClaimResult, { status: typeof ClaimStatus.InProgress }>;
@@ -153,7 +148,7 @@ export class IdempotencyCoordinator {
     return coordinateInTransaction(this.store, call, transaction, action, {
       emit: (type) => this.emit(type, call),
       decode: (payload) => this.decode(call, payload),
-      unencodable: (cause) => this.unencodable(call, cause),
+      unencodable: (cause) => unencodableError(call, cause),
     });
   }
 
@@ -167,11 +162,13 @@ export class IdempotencyCoordinator {
   ): Promise<CoordinatedResult<T>> {
     switch (claim.status) {
       case ClaimStatus.Acquired:
-        return this.runAsOwner(call, action, claim.fencingToken, claimSentAt);
+        return runAsOwner(this.store, call, action, claim.fencingToken, claimSentAt, (type, durationMs) =>
+          this.emit(type, call, durationMs),
+        );
       case ClaimStatus.Completed: {
         if (claim.payload === null) {
           this.emit(waited ? IdempotencyEventType.Waited : IdempotencyEventType.Hit, call);
-          throw this.unencodable(call);
+          throw unencodableError(call);
         }
         // Decoded before the event: an unreadable result is a corrupt_record, not a hit.
         const value = this.decode(call, claim.payload);
@@ -185,88 +182,6 @@ export class IdempotencyCoordinator {
         this.emit(IdempotencyEventType.CorruptRecord, call);
         throw new IdempotencyCorruptRecordError(`Corrupt idempotency record: ${claim.reason}`, call);
     }
-  }
-
-  private async runAsOwner<T>(
-    call: Call<T>,
-    action: IdempotentAction<T>,
-    fencingToken: number,
-    claimSentAt: number,
-  ): Promise<CoordinatedResult<T>> {
-    const controller = new LazyAbortController();
-    const lease = new LeaseRenewal(
-      this.store,
-      call.claim,
-      claimSentAt,
-      controller,
-      (type, durationMs) => this.emit(type, call, durationMs),
-      call.settings.renewLease,
-    );
-    let value: T;
-    try {
-      value = await action({
-        get signal() {
-          return controller.signal;
-        },
-        fencingToken,
-        protected: true,
-      });
-    } catch (error) {
-      await lease.stop();
-      // Failures are not stored: the error may be transient, and a stored failure would replay it forever.
-      // Owner-checked, so a stale owner never frees a newer owner's reservation.
-      await this.store.release(call.claim).catch(() => this.emit(IdempotencyEventType.StoreError, call));
-      throw error;
-    }
-    await lease.stop();
-    return this.completeAsOwner(call, controller, { value, fencingToken, leaseLost: lease.lost });
-  }
-
-  /**
-   * Stores the owner's result (owner-checked). The action's effect has happened, so from here on nothing lets
-   * it run again within the TTL: a value the codec cannot encode is recorded as such, and a lease lost locally
-   * still stores the result if the record is still ours (the caller hears `IDEMPOTENCY_LEASE_LOST` either way).
-   */
-  private async completeAsOwner<T>(
-    call: Call<T>,
-    controller: LazyAbortController,
-    { value, fencingToken, leaseLost }: { value: T; fencingToken: number; leaseLost: boolean },
-  ): Promise<CoordinatedResult<T>> {
-    const { payload, encodeError } = tryEncode(call.request.codec, value);
-    let stored = true;
-    try {
-      const { operation, key, owner } = call;
-      stored = await this.store.complete({
-        operation,
-        key,
-        owner,
-        payload,
-        ttlMs: call.request.ttlMs,
-        onNotDurable: () => this.emit(IdempotencyEventType.NotDurable, call),
-      });
-    } catch {
-      // The effect happened; failing the call now would make the client retry it. The reservation stays until
-      // its lease ends, which is when a repeat could run again: downstream dedup by a stable key covers that.
-      this.emit(IdempotencyEventType.StoreError, call);
-    }
-    if (!stored || leaseLost) {
-      // Another owner may hold the key; its record wins and ours is never written over it.
-      if (!controller.aborted) {
-        this.emit(IdempotencyEventType.LeaseLost, call);
-        controller.abort(new IdempotencyLeaseLostError(value, call));
-      }
-      throw new IdempotencyLeaseLostError(value, call);
-    }
-    this.emit(IdempotencyEventType.Miss, call);
-    if (payload === null) throw this.unencodable(call, encodeError);
-    return { value, outcome: CoordinateOutcome.Executed, fencingToken };
-  }
-
-  private unencodable(call: Call<unknown>, cause?: unknown): IdempotencyUnencodableResultError {
-    return new IdempotencyUnencodableResultError(
-      'The action succeeded but its result cannot be encoded; it will not run again for this key',
-      { operation: call.operation, key: call.key, cause },
-    );
   }
 
   private async runUnprotected<T>(call: Call<T>, action: IdempotentAction<T>): Promise<CoordinatedResult<T>> {
