@@ -5,9 +5,9 @@ import redisAdapterModule from 'express-idempotency-redis-adapter';
 import {
   CHARGE_REQUEST,
   InProgressExpiry,
+  SetUpPeer,
   type Charge,
   type ChargeAction,
-  type Peer,
   type PeerSettings,
 } from './peer.js';
 
@@ -82,6 +82,11 @@ class StubResponse {
   }
 }
 
+interface ExpressIdempotencyState {
+  readonly adapter: TrackedRedisAdapter;
+  readonly middleware: ReturnType<typeof idempotency>;
+}
+
 /**
  * express-idempotency with express-idempotency-redis-adapter, as its README wires it: the `idempotency({
  * dataAdapter })` middleware in front of a route handler that returns early when
@@ -92,7 +97,7 @@ class StubResponse {
  * 4 client from `connectionConfig`, as documented. It has no in-progress expiry: a request in progress is kept
  * for the adapter's `ttl` (one day by default), like a result.
  */
-export class ExpressIdempotencyPeer implements Peer {
+export class ExpressIdempotencyPeer extends SetUpPeer<ExpressIdempotencyState> {
   readonly name = 'express-idempotency';
   readonly capabilities = {
     atomicClaim: false,
@@ -109,21 +114,22 @@ export class ExpressIdempotencyPeer implements Peer {
       'send (fire-and-forget); figures include that write only in the command counts.',
   } as const;
 
-  #adapter: TrackedRedisAdapter | undefined;
-  #middleware: ReturnType<typeof idempotency> | undefined;
-
-  async setup(redisUrl: string, settings: PeerSettings): Promise<void> {
-    this.#adapter = new TrackedRedisAdapter({
+  protected async open(redisUrl: string, settings: PeerSettings): Promise<ExpressIdempotencyState> {
+    const adapter = new TrackedRedisAdapter({
       connectionConfig: { url: redisUrl },
       ttl: Math.ceil(settings.resultTtlMs / 1000),
     });
-    await this.#adapter.connect();
-    this.#middleware = idempotency({ dataAdapter: this.#adapter });
+    await adapter.connect();
+    return { adapter, middleware: idempotency({ dataAdapter: adapter }) };
+  }
+
+  protected async shut({ adapter }: ExpressIdempotencyState): Promise<void> {
+    await adapter.settled();
+    await adapter.disconnect();
   }
 
   async execute(key: string, action: ChargeAction): Promise<Charge> {
-    const middleware = this.#middleware;
-    if (!middleware) throw new Error(`${this.name}: setup() was not called`);
+    const { middleware } = this.state;
     // The stubs implement only what the middleware touches, hence the casts to Express' full types.
     const stubRequest = new StubRequest(key);
     const res = new StubResponse();
@@ -158,12 +164,6 @@ export class ExpressIdempotencyPeer implements Peer {
   }
 
   async drain(): Promise<void> {
-    await this.#adapter?.settled();
-  }
-
-  async close(): Promise<void> {
-    await this.drain();
-    await this.#adapter?.disconnect();
-    this.#adapter = undefined;
+    await this.stateIfOpen?.adapter.settled();
   }
 }

@@ -3,11 +3,16 @@ import { RedisStorageAdapter } from '@node-idempotency/storage-adapter-redis';
 import {
   CHARGE_REQUEST,
   InProgressExpiry,
+  SetUpPeer,
   type Charge,
   type ChargeAction,
-  type Peer,
   type PeerSettings,
 } from './peer.js';
+
+interface NodeIdempotencyState {
+  readonly storage: RedisStorageAdapter;
+  readonly idempotency: Idempotency;
+}
 
 /**
  * @node-idempotency/core with @node-idempotency/storage-adapter-redis, through the documented core flow:
@@ -19,7 +24,7 @@ import {
  * same `cacheTTLMS` as the result (24 h by default) and cannot be released, so there is no shorter window after
  * which a duplicate may take over.
  */
-export class NodeIdempotencyPeer implements Peer {
+export class NodeIdempotencyPeer extends SetUpPeer<NodeIdempotencyState> {
   readonly name = '@node-idempotency/core';
   readonly capabilities = {
     atomicClaim: true,
@@ -34,21 +39,22 @@ export class NodeIdempotencyPeer implements Peer {
       'additional: { status: 201 } }). inProgressStrategy.wait = false (default).',
   } as const;
 
-  #storage: RedisStorageAdapter | undefined;
-  #idempotency: Idempotency | undefined;
-
-  async setup(redisUrl: string, settings: PeerSettings): Promise<void> {
-    this.#storage = new RedisStorageAdapter({ url: redisUrl });
-    await this.#storage.connect();
-    this.#idempotency = new Idempotency(this.#storage, {
+  protected async open(redisUrl: string, settings: PeerSettings): Promise<NodeIdempotencyState> {
+    const storage = new RedisStorageAdapter({ url: redisUrl });
+    await storage.connect();
+    const idempotency = new Idempotency(storage, {
       cacheKeyPrefix: 'bench-node-idempotency',
       cacheTTLMS: settings.resultTtlMs,
     });
+    return { storage, idempotency };
+  }
+
+  protected async shut({ storage }: NodeIdempotencyState): Promise<void> {
+    await storage.disconnect();
   }
 
   async execute(key: string, action: ChargeAction): Promise<Charge> {
-    const idempotency = this.#idempotency;
-    if (!idempotency) throw new Error(`${this.name}: setup() was not called`);
+    const { idempotency } = this.state;
     const request: IdempotencyParams = {
       method: 'POST',
       path: '/charges',
@@ -70,10 +76,5 @@ export class NodeIdempotencyPeer implements Peer {
     }
     await idempotency.onResponse(request, { body: charge, additional: { status: 201 } });
     return charge;
-  }
-
-  async close(): Promise<void> {
-    await this.#storage?.disconnect();
-    this.#storage = undefined;
   }
 }

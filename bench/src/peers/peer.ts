@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { Redis, type RedisOptions } from 'ioredis';
 
 /** The result every peer stores and replays: a ~150-byte JSON "charge", as a payment provider would return it. */
 export interface Charge {
@@ -109,3 +110,48 @@ export interface Peer {
 
 /** Builds a fresh, not yet set up, instance of one peer. */
 export type PeerFactory = () => Peer;
+
+/**
+ * The shape every adapter shares: `setup` builds one state (the library's clients and objects), `execute` reads
+ * it through {@link state} (which refuses use before `setup`), and `close` ends it once. Adapters implement
+ * {@link open}, {@link shut} and `execute`.
+ */
+export abstract class SetUpPeer<State> implements Peer {
+  abstract readonly name: string;
+  abstract readonly capabilities: PeerCapabilities;
+  #state: State | undefined;
+
+  /** Connects the library's client(s) to `redisUrl` and builds its objects with `settings`. */
+  protected abstract open(redisUrl: string, settings: PeerSettings): Promise<State>;
+  /** Closes what {@link open} opened. */
+  protected abstract shut(state: State): Promise<void>;
+  abstract execute(key: string, action: ChargeAction): Promise<Charge>;
+
+  async setup(redisUrl: string, settings: PeerSettings): Promise<void> {
+    this.#state = await this.open(redisUrl, settings);
+  }
+
+  /** The state built by `setup`; throws if it was not called (or the peer is closed). */
+  protected get state(): State {
+    if (this.#state === undefined) throw new Error(`${this.name}: setup() was not called`);
+    return this.#state;
+  }
+
+  /** The state, or undefined before `setup` and after `close`. */
+  protected get stateIfOpen(): State | undefined {
+    return this.#state;
+  }
+
+  async close(): Promise<void> {
+    const state = this.#state;
+    this.#state = undefined;
+    if (state !== undefined) await this.shut(state);
+  }
+}
+
+/** An ioredis client connected to `redisUrl` (connected before it is returned, so set-up errors surface here). */
+export async function connectIoredis(redisUrl: string, options: RedisOptions = {}): Promise<Redis> {
+  const client = new Redis(redisUrl, { ...options, lazyConnect: true });
+  await client.connect();
+  return client;
+}

@@ -7,9 +7,9 @@ import { createClient } from 'redis';
 import {
   CHARGE_REQUEST,
   InProgressExpiry,
+  SetUpPeer,
   type Charge,
   type ChargeAction,
-  type Peer,
   type PeerSettings,
 } from './peer.js';
 
@@ -19,6 +19,11 @@ interface PowertoolsEvent {
   readonly orderId: string;
   readonly amount: number;
   readonly currency: string;
+}
+
+interface PowertoolsState {
+  readonly closeClient: () => Promise<void>;
+  readonly charge: (event: PowertoolsEvent, action: ChargeAction) => Promise<Charge>;
 }
 
 /**
@@ -31,7 +36,7 @@ interface PowertoolsEvent {
  * `config.registerLambdaContext(context)`; the layer only reads `getRemainingTimeInMillis()` from it, so this
  * adapter registers a stand-in whose remaining time is the in-progress window (the equivalent of a lease).
  */
-export class PowertoolsPeer implements Peer {
+export class PowertoolsPeer extends SetUpPeer<PowertoolsState> {
   readonly name = '@aws-lambda-powertools/idempotency';
   readonly capabilities = {
     atomicClaim: true,
@@ -49,14 +54,10 @@ export class PowertoolsPeer implements Peer {
       'validation hash when it completes a record, so every replay would fail with IdempotencyValidationError.',
   } as const;
 
-  #closeClient: (() => Promise<void>) | undefined;
-  #charge: ((event: PowertoolsEvent, action: ChargeAction) => Promise<Charge>) | undefined;
-
-  async setup(redisUrl: string, settings: PeerSettings): Promise<void> {
+  protected async open(redisUrl: string, settings: PeerSettings): Promise<PowertoolsState> {
     const client = createClient({ url: redisUrl });
     client.on('error', (error: unknown) => console.error(`${this.name}: redis client error`, error));
     await client.connect();
-    this.#closeClient = () => client.close();
 
     const config = new IdempotencyConfig({
       eventKeyJmesPath: 'idempotencyKey',
@@ -68,20 +69,19 @@ export class PowertoolsPeer implements Peer {
     // The only member of a Lambda context the idempotency utility reads (see the class comment).
     config.registerLambdaContext({ getRemainingTimeInMillis: () => settings.inProgressMs });
 
-    this.#charge = makeIdempotent(async (_event: PowertoolsEvent, action: ChargeAction) => action(), {
+    const charge = makeIdempotent(async (_event: PowertoolsEvent, action: ChargeAction) => action(), {
       persistenceStore: new CachePersistenceLayer({ client }),
       config,
       keyPrefix: 'bench-powertools',
     });
+    return { closeClient: () => client.close(), charge };
+  }
+
+  protected async shut({ closeClient }: PowertoolsState): Promise<void> {
+    await closeClient();
   }
 
   async execute(key: string, action: ChargeAction): Promise<Charge> {
-    if (!this.#charge) throw new Error(`${this.name}: setup() was not called`);
-    return this.#charge({ idempotencyKey: key, ...CHARGE_REQUEST }, action);
-  }
-
-  async close(): Promise<void> {
-    await this.#closeClient?.();
-    this.#closeClient = undefined;
+    return this.state.charge({ idempotencyKey: key, ...CHARGE_REQUEST }, action);
   }
 }

@@ -1,12 +1,13 @@
-import { Redis } from 'ioredis';
+import type { Redis } from 'ioredis';
 import { IdempotencyCoordinator, fingerprintOf, jsonCodec } from '@retry-safe/idempotency';
 import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import {
   CHARGE_REQUEST,
+  connectIoredis,
   InProgressExpiry,
+  SetUpPeer,
   type Charge,
   type ChargeAction,
-  type Peer,
   type PeerCapabilities,
   type PeerSettings,
 } from './peer.js';
@@ -26,24 +27,28 @@ export interface RetrySafePeerOptions {
   readonly autoPipelining?: boolean;
 }
 
+interface RetrySafeState {
+  readonly redis: Redis;
+  readonly store: RedisIdempotencyStore;
+  readonly coordinator: IdempotencyCoordinator;
+  readonly ttlMs: number;
+}
+
 /**
  * Our coordinator, as docs/idempotency-api.md shows it: `RedisIdempotencyStore` on an ioredis client and
  * `IdempotencyCoordinator` with `inFlight: 'raise'` (a duplicate in progress is refused, like every peer here
  * does by default).
  */
-export class RetrySafePeer implements Peer {
+export class RetrySafePeer extends SetUpPeer<RetrySafeState> {
   readonly name: string;
   readonly capabilities: PeerCapabilities;
 
   readonly #renewLease: boolean;
   readonly #autoPipelining: boolean;
   readonly #codec = jsonCodec<Charge>();
-  #redis: Redis | undefined;
-  #store: RedisIdempotencyStore | undefined;
-  #coordinator: IdempotencyCoordinator | undefined;
-  #ttlMs = 0;
 
   constructor({ renewLease = true, autoPipelining = false }: RetrySafePeerOptions = {}) {
+    super();
     this.#renewLease = renewLease;
     this.#autoPipelining = autoPipelining;
     this.name = `@retry-safe/idempotency (ours${autoPipelining ? ', enableAutoPipelining' : ''})`;
@@ -61,39 +66,35 @@ export class RetrySafePeer implements Peer {
     } as const;
   }
 
-  async setup(redisUrl: string, settings: PeerSettings): Promise<void> {
-    this.#redis = new Redis(redisUrl, { lazyConnect: true, enableAutoPipelining: this.#autoPipelining });
-    await this.#redis.connect();
-    this.#store = new RedisIdempotencyStore(this.#redis, { keyPrefix: 'bench-retry-safe:' });
-    this.#coordinator = new IdempotencyCoordinator(this.#store, {
+  protected async open(redisUrl: string, settings: PeerSettings): Promise<RetrySafeState> {
+    const redis = await connectIoredis(redisUrl, { enableAutoPipelining: this.#autoPipelining });
+    const store = new RedisIdempotencyStore(redis, { keyPrefix: 'bench-retry-safe:' });
+    const coordinator = new IdempotencyCoordinator(store, {
       inFlight: 'raise',
       leaseMs: settings.inProgressMs,
       renewLease: this.#renewLease,
     });
-    this.#ttlMs = settings.resultTtlMs;
+    return { redis, store, coordinator, ttlMs: settings.resultTtlMs };
+  }
+
+  protected async shut({ redis, store }: RetrySafeState): Promise<void> {
+    // The store closes only its own subscriber connection, not the client it was given.
+    await store.close();
+    await redis.quit();
   }
 
   async execute(key: string, action: ChargeAction): Promise<Charge> {
-    if (!this.#coordinator) throw new Error(`${this.name}: setup() was not called`);
-    return this.#coordinator.coordinate(
+    const { coordinator, ttlMs } = this.state;
+    return coordinator.coordinate(
       {
         operation: 'bench.charge',
         key,
-        ttlMs: this.#ttlMs,
+        ttlMs,
         codec: this.#codec,
         // Per call, as a service would fingerprint each request (the peers hash theirs per call too).
         fingerprint: fingerprintOf({ ...CHARGE_REQUEST }),
       },
       () => action(),
     );
-  }
-
-  async close(): Promise<void> {
-    // The store closes only its own subscriber connection, not the client it was given.
-    await this.#store?.close();
-    await this.#redis?.quit();
-    this.#store = undefined;
-    this.#redis = undefined;
-    this.#coordinator = undefined;
   }
 }
