@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import type { Pool, QueryConfig } from 'pg';
-import { withDeadline } from '../deadline.js';
+import { Deadlines } from '../deadline.js';
 import type { IdempotencyError } from '../errors.js';
 import type {
   ClaimRequest,
@@ -72,6 +72,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   private readonly names: SchemaNames;
   private readonly statements: Record<StateChange, { name: string; text: string }>;
   private readonly notifications: Notifications;
+  private readonly deadlines = new Deadlines();
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -240,7 +241,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   /** Settles with `promise`, or fails with `IDEMPOTENCY_STORE_UNAVAILABLE` after `commandTimeoutMs`. */
   private bounded<T>(id: RecordId, promise: Promise<T>): Promise<T> {
     const timeout = () => new Error(`PostgreSQL did not answer within ${this.commandTimeoutMs} ms`);
-    return withDeadline(
+    return this.deadlines.bound(
       promise,
       this.commandTimeoutMs,
       () => storeErrorOf(timeout(), id),

@@ -1,5 +1,5 @@
 import type { Cluster, Redis } from 'ioredis';
-import { withDeadline } from '../deadline.js';
+import { Deadlines } from '../deadline.js';
 import { IdempotencyStoreUnavailableError, InvalidIdempotencyOptionsError } from '../errors.js';
 import {
   ClaimStatus,
@@ -73,6 +73,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
   readonly commandTimeoutMs: number;
   readonly durability: DurabilityOptions | undefined;
   private readonly subscriptions: RecordSubscriptions;
+  private readonly deadlines = new Deadlines();
   /** Record key -> owner of a claim that timed out, until its reservation is known to be given back. */
   private readonly abandoned = new Map<string, { owner: string; until: number }>();
 
@@ -278,7 +279,7 @@ export class RedisIdempotencyStore implements IdempotencyStore {
         `Idempotency store unavailable: ${error instanceof Error ? error.message : String(error)}`,
         { operation: id.operation, key: id.key, cause: error },
       );
-    return withDeadline(
+    return this.deadlines.bound(
       promise,
       this.commandTimeoutMs,
       () => unavailable(new CommandTimeoutError(this.commandTimeoutMs)),

@@ -1,0 +1,76 @@
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
+import { CLOCK_SLACK_MS } from '@retry-safe/testing';
+import { Deadlines } from '../../src/deadline.js';
+
+const never = () => new Promise<never>(() => {});
+const timedOut = () => new Error('timed out');
+const mapped = (error: unknown) => new Error(`mapped: ${String(error)}`);
+
+/** When `promise` settled, in ms after `start`, and how. */
+async function settled(promise: Promise<unknown>, start: number) {
+  try {
+    return { value: await promise, afterMs: performance.now() - start };
+  } catch (error) {
+    return { error: (error as Error).message, afterMs: performance.now() - start };
+  }
+}
+
+describe('Deadlines', () => {
+  afterEach(() => jest.restoreAllMocks());
+
+  it('gives up on every unanswered call after its own ms, never earlier, with one timer for calls made together', async () => {
+    const deadlines = new Deadlines();
+    const timers = jest.spyOn(globalThis, 'setTimeout');
+    const start = performance.now();
+    const calls = Array.from({ length: 100 }, () =>
+      settled(deadlines.bound(never(), 40, timedOut, mapped), start),
+    );
+    const results = await Promise.all(calls);
+    for (const result of results) {
+      expect(result.error).toBe('timed out');
+      expect(result.afterMs).toBeGreaterThanOrEqual(40 - CLOCK_SLACK_MS);
+    }
+    // One timer for the oldest call; a re-arm at most, for calls made a fraction of a ms later.
+    expect(timers.mock.calls.length).toBeGreaterThanOrEqual(1);
+    expect(timers.mock.calls.length).toBeLessThanOrEqual(2);
+  });
+
+  it('a call made later ends later: its bound runs from its own start', async () => {
+    const deadlines = new Deadlines();
+    const start = performance.now();
+    const first = settled(deadlines.bound(never(), 60, timedOut, mapped), start);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    const second = settled(deadlines.bound(never(), 60, timedOut, mapped), start);
+    const [a, b] = await Promise.all([first, second]);
+    expect(a.afterMs).toBeGreaterThanOrEqual(60 - CLOCK_SLACK_MS);
+    expect(b.afterMs).toBeGreaterThanOrEqual(90 - CLOCK_SLACK_MS);
+  });
+
+  it('answers and failures pass through (failures mapped) and are never timed out afterwards', async () => {
+    const deadlines = new Deadlines();
+    const start = performance.now();
+    const ok = deadlines.bound(Promise.resolve('ok'), 20, timedOut, mapped);
+    const failed = settled(deadlines.bound(Promise.reject(new Error('down')), 20, timedOut, mapped), start);
+    const slow = settled(
+      deadlines.bound(new Promise((resolve) => setTimeout(resolve, 5, 'late')), 20, timedOut, mapped),
+      start,
+    );
+    expect(await ok).toBe('ok');
+    expect((await failed).error).toBe('mapped: Error: down');
+    expect((await slow).value).toBe('late');
+    // Outlive the bound: a settled call must not reject (an unhandled rejection would fail the test).
+    await new Promise((resolve) => setTimeout(resolve, 40));
+  });
+
+  it('keeps calls with different bounds apart', async () => {
+    const deadlines = new Deadlines();
+    const start = performance.now();
+    const order: string[] = [];
+    const call = (label: string, ms: number) =>
+      settled(deadlines.bound(never(), ms, timedOut, mapped), start).finally(() => order.push(label));
+    const [long, short] = await Promise.all([call('long', 80), call('short', 20)]);
+    expect(order).toEqual(['short', 'long']);
+    expect(short.afterMs).toBeGreaterThanOrEqual(20 - CLOCK_SLACK_MS);
+    expect(long.afterMs).toBeGreaterThanOrEqual(80 - CLOCK_SLACK_MS);
+  });
+});
