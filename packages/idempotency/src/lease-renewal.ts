@@ -35,13 +35,19 @@ export class LazyAbortController {
  * The deadline is local and conservative: it runs from before the claim (or renewal) was sent, so it ends no later
  * than the lease Redis granted, and the signal aborts before another owner can take over, even when the store
  * stays silent.
+ *
+ * One timer at a time, for whichever comes first (the next renewal or the deadline): most actions end before
+ * either, and a second timer per call cost Node CPU on every first execution for nothing. A renewal that fires
+ * arms the deadline while it is under way.
  */
 export class LeaseRenewal {
   private timer: NodeJS.Timeout | undefined;
-  private deadline: NodeJS.Timeout | undefined;
-  private inFlight: Promise<void> = Promise.resolve();
+  private inFlight: Promise<void> | undefined;
   private stopped = false;
-  private leaseEndsAt = 0;
+  /** The lease's end as granted (the deadline timer fires then); {@link lost} counts from 1 ms before. */
+  private deadlineAt = 0;
+  /** When the next renewal is due; undefined while one is under way, or when not renewing. */
+  private renewAt: number | undefined;
 
   constructor(
     private readonly store: IdempotencyStore,
@@ -52,41 +58,54 @@ export class LeaseRenewal {
     private readonly renewing: boolean,
   ) {
     // From the grant, not from the call's start: a waiter may have waited long before it took the key over.
-    this.extendTo(grantedAt + request.leaseMs);
-    this.schedule();
+    this.deadlineAt = grantedAt + request.leaseMs;
+    this.scheduleRenewal();
+    this.arm();
   }
 
   /** True once the lease counts as lost (refused, or its local deadline passed without a renewal). */
   get lost(): boolean {
-    return this.controller.aborted || Date.now() >= this.leaseEndsAt;
-  }
-
-  /** Stops renewing and waits for a renewal under way, so that complete/release always come after it. */
-  async stop(): Promise<void> {
-    this.stopped = true;
-    clearTimeout(this.timer);
-    clearTimeout(this.deadline);
-    await this.inFlight;
-  }
-
-  private extendTo(leaseEndsAt: number): void {
     // One ms early: Node's timers and the Redis clock both count whole milliseconds, and the signal must abort
     // before the earliest moment another owner can be granted the key.
-    this.leaseEndsAt = leaseEndsAt - DEADLINE_SLACK_MS;
-    clearTimeout(this.deadline);
-    this.deadline = setTimeout(() => this.lose(), Math.max(0, leaseEndsAt - Date.now()));
-    this.deadline.unref();
+    return this.controller.aborted || Date.now() >= this.deadlineAt - DEADLINE_SLACK_MS;
   }
 
-  private schedule(): void {
-    if (this.stopped || !this.renewing) return;
-    this.timer = setTimeout(
-      () => {
-        this.inFlight = this.renew();
-      },
-      Math.max(1, Math.floor(this.request.leaseMs / 3)),
-    );
+  /**
+   * Stops renewing. Returns the renewal under way, if any, so that complete/release always come after it (no
+   * promise to wait for in the usual case: an action shorter than a third of its lease).
+   */
+  stop(): Promise<void> | undefined {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    return this.inFlight;
+  }
+
+  private scheduleRenewal(): void {
+    this.renewAt =
+      this.renewing && !this.stopped
+        ? Date.now() + Math.max(1, Math.floor(this.request.leaseMs / 3))
+        : undefined;
+  }
+
+  /** (Re)arms the one timer for the next renewal or the deadline, whichever is first. */
+  private arm(): void {
+    clearTimeout(this.timer);
+    if (this.stopped) return;
+    const now = Date.now();
+    const untilDeadline = Math.max(0, this.deadlineAt - now);
+    if (this.renewAt !== undefined && this.renewAt - now < untilDeadline) {
+      this.timer = setTimeout(() => this.startRenewal(), this.renewAt - now);
+    } else {
+      this.timer = setTimeout(() => this.lose(), untilDeadline);
+    }
     this.timer.unref();
+  }
+
+  private startRenewal(): void {
+    this.renewAt = undefined;
+    // The deadline still holds while the renewal is under way.
+    this.arm();
+    this.inFlight = this.renew();
   }
 
   private async renew(): Promise<void> {
@@ -98,20 +117,20 @@ export class LeaseRenewal {
         this.lose();
         return;
       }
-      this.extendTo(started + this.request.leaseMs);
+      this.deadlineAt = started + this.request.leaseMs;
       this.emit(IdempotencyEventType.LeaseRenewed, Date.now() - started);
     } catch {
       // The deadline timer decides: once our lease has run out we cannot tell whether another owner took over.
       this.emit(IdempotencyEventType.StoreError, Date.now() - started);
     }
-    this.schedule();
+    this.scheduleRenewal();
+    this.arm();
   }
 
   private lose(): void {
     if (this.stopped || this.controller.aborted) return;
     this.stopped = true;
     clearTimeout(this.timer);
-    clearTimeout(this.deadline);
     this.emit(IdempotencyEventType.LeaseLost);
     this.controller.abort(new IdempotencyLeaseLostError(undefined, this.request));
   }

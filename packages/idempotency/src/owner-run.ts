@@ -2,7 +2,12 @@ import { tryEncode } from './codecs.js';
 import type { Call } from './call.js';
 import { IdempotencyLeaseLostError, IdempotencyUnencodableResultError } from './errors.js';
 import { LazyAbortController, LeaseRenewal, type LeaseEventSink } from './lease-renewal.js';
-import { CoordinateOutcome, IdempotencyEventType, type ActionContext, type CoordinatedResult } from './options.js';
+import {
+  CoordinateOutcome,
+  IdempotencyEventType,
+  type ActionContext,
+  type CoordinatedResult,
+} from './options.js';
 import type { IdempotencyStore } from './store.js';
 
 /** The action an idempotent call protects. */
@@ -51,7 +56,9 @@ export async function runAsOwner<T>(
     await store.release(call.claim).catch(() => emit(IdempotencyEventType.StoreError));
     throw error;
   }
-  await lease.stop();
+  // Awaited only if a renewal is under way: most actions end before the first one.
+  const renewal = lease.stop();
+  if (renewal) await renewal;
   return completeAsOwner(store, call, emit, controller, { value, fencingToken, leaseLost: lease.lost });
 }
 
