@@ -16,7 +16,9 @@ async function settled(promise: Promise<unknown>, start: number) {
 }
 
 describe('Deadlines', () => {
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
 
   it('gives up on every unanswered call after its own ms, never earlier, with one timer for calls made together', async () => {
     const deadlines = new Deadlines();

@@ -33,7 +33,9 @@ function lease(store: IdempotencyStore, renewing: boolean, leaseMs = LEASE_MS) {
 }
 
 describe('LeaseRenewal', () => {
-  afterEach(() => jest.restoreAllMocks());
+  afterEach(() => {
+    jest.restoreAllMocks();
+  });
 
   it('arms one timer for a lease, not one for the renewal and one for the deadline', () => {
     const timers = jest.spyOn(globalThis, 'setTimeout');

@@ -1,0 +1,71 @@
+import { describe, expect, it } from '@jest/globals';
+import type { Redis } from 'ioredis';
+import { startRedis } from '@retry-safe/testing';
+import { COMMANDS_PER_WRITE } from '../../src/redis/write-batching.js';
+import { suiteRedis, world } from './support.js';
+
+// What leaves the client's socket when many calls are made in one tick: batches of COMMANDS_PER_WRITE commands,
+// so that Redis can start on the first while Node builds the rest (not one write per command, not one per tick).
+const redis = suiteRedis(() => startRedis());
+
+/** Counts the socket writes (a corked batch is one `_writev`; a lone command one `_write`) while `run` runs. */
+async function socketWrites(client: Redis, run: () => Promise<unknown>): Promise<number> {
+  const stream = client.stream as unknown as {
+    _write: (...args: unknown[]) => void;
+    _writev?: (...args: unknown[]) => void;
+  };
+  const { _write: write, _writev: writev } = stream;
+  let writes = 0;
+  stream._write = (...args) => ((writes += 1), write.apply(stream, args));
+  if (writev) stream._writev = (...args) => ((writes += 1), writev.apply(stream, args));
+  try {
+    await run();
+  } finally {
+    stream._write = write;
+    if (writev) stream._writev = writev;
+  }
+  return writes;
+}
+
+describe('write batching', () => {
+  const claim = (w: ReturnType<typeof world>, key: string) =>
+    w.store.claim({
+      operation: 'batching',
+      key,
+      owner: `owner-${key}`,
+      fingerprint: '',
+      leaseMs: 10_000,
+      retainMs: 60_000,
+    });
+
+  it(`the claims of one tick leave in writes of ${COMMANDS_PER_WRITE} commands`, async () => {
+    const client = redis.client as Redis;
+    const w = world(client);
+    await claim(w, 'warm-up');
+    const calls = COMMANDS_PER_WRITE * 5;
+    const writes = await socketWrites(client, () =>
+      Promise.all(Array.from({ length: calls }, (_, i) => claim(w, `k-${i}`))),
+    );
+    expect(writes).toBe(5);
+    expect(await w.records()).toHaveLength(calls + 1);
+    await w.close();
+  });
+
+  it('a lone claim leaves in the tick it was made in', async () => {
+    const client = redis.client as Redis;
+    const w = world(client);
+    await claim(w, 'warm-up');
+    const bytesWritten = () => (client.stream as unknown as { bytesWritten: number }).bytesWritten;
+    let sentBeforeNextTurn = 0;
+    const writes = await socketWrites(client, async () => {
+      const before = bytesWritten();
+      const reply = claim(w, 'lone');
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sentBeforeNextTurn = bytesWritten() - before;
+      await reply;
+    });
+    expect(writes).toBe(1);
+    expect(sentBeforeNextTurn).toBeGreaterThan(0);
+    await w.close();
+  });
+});
