@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { canonicalJson, fingerprintOf, type FingerprintValue } from '../../src/index.js';
@@ -41,6 +42,19 @@ describe('fingerprintOf', () => {
         expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
       }),
     );
+  });
+
+  it('is the SHA-256 (hex) of the canonical JSON, whichever hash API computes it', () => {
+    fc.assert(
+      fc.property(jsonValue, (value) => {
+        expect(fingerprintOf(value)).toBe(createHash('sha256').update(canonicalJson(value)).digest('hex'));
+      }),
+    );
+  });
+
+  it('encodes a sparse array like JSON does (holes as null)', () => {
+    // eslint-disable-next-line no-sparse-arrays
+    expect(canonicalJson([1, , 3] as FingerprintValue)).toBe('[1,null,3]');
   });
 
   it('is SHA-256 hex over sorted, compact JSON', () => {
