@@ -56,13 +56,21 @@ export function prepareCall<T>(request: CoordinateRequest<T>, defaults: Settings
     throw new InvalidIdempotencyOptionsError('fingerprint must be a string', request);
   }
   const leaseMs = request.leaseMs ?? defaults.leaseMs;
-  const settings: Settings = {
-    inFlight: request.inFlight ?? defaults.inFlight,
-    leaseMs,
-    renewLease: request.renewLease ?? defaults.renewLease,
-    waitTimeoutMs: request.waitTimeoutMs ?? defaults.waitTimeoutMs,
-    onStoreUnavailable: request.onStoreUnavailable ?? defaults.onStoreUnavailable,
-  };
+  // The coordinator's own settings object when the call overrides none (the usual case): nothing to allocate.
+  const settings: Settings =
+    request.inFlight === undefined &&
+    request.leaseMs === undefined &&
+    request.renewLease === undefined &&
+    request.waitTimeoutMs === undefined &&
+    request.onStoreUnavailable === undefined
+      ? defaults
+      : {
+          inFlight: request.inFlight ?? defaults.inFlight,
+          leaseMs,
+          renewLease: request.renewLease ?? defaults.renewLease,
+          waitTimeoutMs: request.waitTimeoutMs ?? defaults.waitTimeoutMs,
+          onStoreUnavailable: request.onStoreUnavailable ?? defaults.onStoreUnavailable,
+        };
   const { operation, key } = request;
   const owner = `${ownerPrefix}.${(ownerCounter++).toString(36)}`;
   const fingerprint = request.fingerprint ?? '';

@@ -88,7 +88,8 @@ export class IdempotencyCoordinator {
     action: IdempotentAction<T>,
   ): Promise<CoordinatedResult<T>> {
     const call = prepareCall(request, this.settings);
-    const wait = new InFlightWait(this.store, call, () => this.emit(IdempotencyEventType.StoreError, call));
+    // Only a call that finds the key in progress in wait mode needs one (not made per call: it is the rare case).
+    let wait: InFlightWait | undefined;
     let seenInProgress = false;
     try {
       for (;;) {
@@ -109,10 +110,11 @@ export class IdempotencyCoordinator {
           throw new IdempotencyInProgressError(claim.retryAfterMs, call);
         }
         if (call.settings.inFlight === InFlightMode.Run) return await this.runUnprotected(call, action);
+        wait ??= new InFlightWait(this.store, call, () => this.emit(IdempotencyEventType.StoreError, call));
         await wait.next(claim.retryAfterMs);
       }
     } finally {
-      wait.stop();
+      wait?.stop();
     }
   }
 
