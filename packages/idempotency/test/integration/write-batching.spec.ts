@@ -1,23 +1,26 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { startRedis } from '@retry-safe/testing';
-import { COMMANDS_PER_WRITE } from '../../src/redis/write-batching.js';
+import { MAX_COMMANDS_PER_WRITE } from '../../src/redis/write-batching.js';
 import { suiteRedis, world } from './support.js';
 
-// What leaves the client's socket when many calls are made in one tick: batches of COMMANDS_PER_WRITE commands,
-// so that Redis can start on the first while Node builds the rest (not one write per command, not one per tick).
+// What leaves the client's socket when many calls are made in one tick: batches that grow while Redis has less
+// queued than Node is building, up to MAX_COMMANDS_PER_WRITE, so that Redis starts on the first commands while Node
+// builds the rest (not one write per command, not one write per tick).
 const redis = suiteRedis(() => startRedis());
 
-/** Counts the socket writes (a corked batch is one `_writev`; a lone command one `_write`) while `run` runs. */
-async function socketWrites(client: Redis, run: () => Promise<unknown>): Promise<number> {
+/** The socket writes while `run` runs, as commands per write (a batch is one `_writev`, a lone command one `_write`). */
+async function socketWrites(client: Redis, run: () => Promise<unknown>): Promise<number[]> {
   const stream = client.stream as unknown as {
     _write: (...args: unknown[]) => void;
     _writev?: (...args: unknown[]) => void;
   };
   const { _write: write, _writev: writev } = stream;
-  let writes = 0;
-  stream._write = (...args) => ((writes += 1), write.apply(stream, args));
-  if (writev) stream._writev = (...args) => ((writes += 1), writev.apply(stream, args));
+  const writes: number[] = [];
+  stream._write = (...args) => (writes.push(1), write.apply(stream, args));
+  if (writev) {
+    stream._writev = (...args) => (writes.push((args[0] as unknown[]).length), writev.apply(stream, args));
+  }
   try {
     await run();
   } finally {
@@ -38,15 +41,17 @@ describe('write batching', () => {
       retainMs: 60_000,
     });
 
-  it(`the claims of one tick leave in writes of ${COMMANDS_PER_WRITE} commands`, async () => {
+  it('the claims of one tick leave in batches that double while Redis has less queued, up to the maximum', async () => {
     const client = redis.client as Redis;
     const w = world(client);
     await claim(w, 'warm-up');
-    const calls = COMMANDS_PER_WRITE * 5;
+    const calls = 120;
     const writes = await socketWrites(client, () =>
       Promise.all(Array.from({ length: calls }, (_, i) => claim(w, `k-${i}`))),
     );
-    expect(writes).toBe(5);
+    // Nothing queued at first: the first command alone, then as many as Redis has, then the maximum.
+    const max = MAX_COMMANDS_PER_WRITE;
+    expect(writes).toEqual([1, 1, 2, 4, 8, 16, max, max, calls - 32 - 2 * max]);
     expect(await w.records()).toHaveLength(calls + 1);
     await w.close();
   });
@@ -64,7 +69,7 @@ describe('write batching', () => {
       sentBeforeNextTurn = bytesWritten() - before;
       await reply;
     });
-    expect(writes).toBe(1);
+    expect(writes).toEqual([1]);
     expect(sentBeforeNextTurn).toBeGreaterThan(0);
     await w.close();
   });
