@@ -22,6 +22,7 @@ export class AppModule {
           metricsListener: config.metricsListener,
           problems: GATEWAY_PROBLEMS,
           // The edge of the chain mints every request id; the tenant is known once the caller is authenticated.
+          logging: { level: config.logLevel },
           requestContext: {
             service: 'gateway',
             requestId: 'mint',

@@ -25,6 +25,7 @@ export class AppModule {
           faultsEnabled: config.faultsEnabled,
           metricsListener: config.metricsListener,
           problems: { serviceName: 'The worker' },
+          logging: { level: config.logLevel },
           requestContext: { service: 'worker', requestId: 'propagate' },
           metrics: MetricsService,
           // The store would rather wait for a reconnect than fail a delivery at once: BullMQ retries it anyway.

@@ -29,6 +29,7 @@ export class AppModule {
           metricsListener: config.metricsListener,
           problems: ORDERS_PROBLEMS,
           // A hop inside the chain: the caller's request id and deadline carry on; the gateway (authenticated) sends the tenant.
+          logging: { level: config.logLevel },
           requestContext: {
             service: 'orders',
             requestId: 'propagate',

@@ -20,6 +20,7 @@ export class AppModule {
           metricsListener: config.metricsListener,
           problems: PAYMENTS_PROBLEMS,
           // A hop inside the chain: the caller's request id and deadline carry on.
+          logging: { level: config.logLevel },
           requestContext: {
             service: 'payments',
             requestId: 'propagate',

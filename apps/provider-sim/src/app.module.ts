@@ -25,6 +25,7 @@ export class AppModule {
           faultsEnabled: config.faultsEnabled,
           metricsListener: config.metricsListener,
           problems: PROVIDER_PROBLEMS,
+          logging: { level: config.logLevel },
           requestContext: { service: 'provider', requestId: 'propagate' },
           metrics: MetricsService,
           settings: providerSettings(config),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { LOG_LEVELS, type LogLevel } from './logging/shell-logger.js';
 
 /** An integer variable in `[min, max]` (coerced from the string), with messages that name the range. */
 export function envInt(min: number, max: number) {
@@ -117,10 +118,16 @@ export const MAX_DRAIN_TIMEOUT_MS = 120_000;
 /** `DRAIN_TIMEOUT_MS` by default: compose's `stop_grace_period` (15 s) leaves it a margin. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 10_000;
 
+/** `LOG_LEVEL`: one of pino's level names. */
+export function envLogLevel() {
+  return z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` });
+}
+
 /**
  * The variables the shell itself reads, spread into every app's schema: `HOST` (the interface to listen on),
  * `DRAIN_TIMEOUT_MS` (how long SIGTERM waits for in-flight requests), `METRICS_HOST` and `METRICS_PORT` (where
- * `GET /metrics` is served when not on the app's port). Read them back with {@link shellConfigOf}.
+ * `GET /metrics` is served when not on the app's port), `LOG_LEVEL` (default `info`). Read them back with
+ * {@link shellConfigOf}.
  * @param defaultHost - `127.0.0.1` for internal services, `0.0.0.0` for the public edge.
  * @param defaultMetricsPort - a port of its own for `/metrics` (the public edge's); unset: the app's port.
  */
@@ -133,6 +140,7 @@ export function shellEnv(defaultHost: string, defaultMetricsPort?: number) {
       defaultMetricsPort === undefined
         ? envInt(0, 65_535).optional()
         : envInt(0, 65_535).default(defaultMetricsPort),
+    LOG_LEVEL: envLogLevel().default('info'),
   };
 }
 
@@ -144,6 +152,8 @@ export interface ShellConfig {
   readonly drainTimeoutMs: number;
   /** `METRICS_HOST` (default 127.0.0.1) and `METRICS_PORT` (0: a free port): `/metrics` off the app's port. */
   readonly metricsListener?: { readonly host: string; readonly port: number };
+  /** `LOG_LEVEL` (default `info`): the least severe level written. */
+  readonly logLevel: LogLevel;
 }
 
 /** What {@link bootstrap} needs of every app's config. */
@@ -158,10 +168,12 @@ export function shellConfigOf(e: {
   readonly DRAIN_TIMEOUT_MS: number;
   readonly METRICS_HOST: string;
   readonly METRICS_PORT?: number | undefined;
+  readonly LOG_LEVEL: LogLevel;
 }): ShellConfig {
   return {
     host: e.HOST,
     drainTimeoutMs: e.DRAIN_TIMEOUT_MS,
+    logLevel: e.LOG_LEVEL,
     ...(e.METRICS_PORT === undefined
       ? {}
       : { metricsListener: { host: e.METRICS_HOST, port: e.METRICS_PORT } }),

@@ -1,7 +1,7 @@
 // The public API of @retry-safe/app-shell: what every app here is made of besides its features (config loading,
 // the problem filter, request context and logs, metrics, health, scenario routes, shutdown order). provider-sim
 // uses it too: it is infrastructure, with no business contract in it.
-export { AppShellModule, SHELL_PATHS } from './shell/app-shell.module.js';
+export { AppShellModule, LOGGING_OPTIONS, SHELL_PATHS } from './shell/app-shell.module.js';
 export { DEFAULT_BODY_LIMIT_BYTES, type AppShellOptions } from './shell/app-shell.options.js';
 export { SHELL_APP_OPTIONS, bootstrap, shutdown, type BootstrapOptions } from './shell/bootstrap.js';
 export { drainServer, type DrainResult } from './shell/drain.js';
@@ -26,6 +26,7 @@ export {
   envBullmqPrefix,
   envHost,
   envInternalToken,
+  envLogLevel,
   envHttpUrl,
   envHttpUrls,
   envInt,
@@ -90,6 +91,16 @@ export {
   type RedisModuleOptions,
 } from './redis.js';
 export { relay } from './relay.js';
+export { currentLogFields, withLogContext, type LogFields } from './logging/log-context.js';
+export {
+  LOG_LEVELS,
+  REDACTED,
+  REDACTED_PATHS,
+  createNestLogger,
+  createShellLogger,
+  type LogLevel,
+  type ShellLoggerOptions,
+} from './logging/shell-logger.js';
 export {
   Chain,
   REQUEST_CONTEXT_OPTIONS,

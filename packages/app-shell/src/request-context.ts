@@ -12,6 +12,7 @@ import { parseDeadline } from '@retry-safe/http-client';
 import type { NextFunction, Request, Response } from 'express';
 import { HttpMetrics } from './metrics.js';
 import { RequestJournal, preciseNow } from './admin/request-journal.js';
+import { withLogContext } from './logging/log-context.js';
 
 // What a request id from upstream may look like; anything else is replaced (it ends up in logs).
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -39,7 +40,7 @@ export interface ChainContext {
 
 /** Options of {@link RequestContextMiddleware}, provided as {@link REQUEST_CONTEXT_OPTIONS}. */
 export interface RequestContextOptions {
-  /** The `service` field of the access-log line and of the journal entries. */
+  /** The `service` of the journal entries (and, through the shell's logger, of every log line). */
   readonly service: string;
   /**
    * `mint`: the edge of the chain, a new id for every request (a caller's own `x-request-id` is only logged, as
@@ -86,7 +87,8 @@ export const Chain = createParamDecorator((_data: unknown, context: ExecutionCon
 
 /**
  * Gives every request its id (see {@link RequestContextOptions.requestId}) and, if configured, its deadline; echoes
- * the id, and on close writes one JSON access-log line, the request metrics and a journal entry. It listens to
+ * the id; runs the rest of the request in a log context, so every line written for it carries `requestId`; and on
+ * close writes one JSON access-log line, the request metrics and a journal entry. It listens to
  * `close`, not `finish`, so a request whose socket is destroyed without an answer (a `drop` fault) is still
  * counted, as status `aborted`. Apply it before body parsing, so 413 and malformed bodies are logged too.
  */
@@ -131,9 +133,9 @@ export class RequestContextMiddleware implements NestMiddleware {
       this.metrics.httpRequests.inc({ method: req.method, route, status });
       this.metrics.httpDuration.observe({ method: req.method, route }, seconds);
       // Field order is the log line's: optional fields are spread in place so existing parsers see no change.
+      // `close` comes from the socket, outside the request's log context: the line names its request itself.
       this.logger.log({
         msg: 'request',
-        service,
         requestId,
         ...(minted && typeof incoming === 'string' ? { clientRequestId: incoming.slice(0, 128) } : {}),
         ...(tenantOf === undefined ? {} : { tenantId: tenantOf(req, context) }),
@@ -165,6 +167,6 @@ export class RequestContextMiddleware implements NestMiddleware {
         });
       }
     });
-    next();
+    withLogContext({ requestId }, next);
   }
 }

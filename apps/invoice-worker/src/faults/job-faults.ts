@@ -55,12 +55,12 @@ export class JobFaults {
       const { rule } = error as FaultInjectedError;
       this.metrics.faults.inc({ point, action: rule.action });
       if (rule.action === 'drop') {
-        this.logger.warn('fault: crashing the process', { point, ...job });
+        this.logger.warn({ msg: 'fault: crashing the process', point, ...job });
         this.crash();
         // SIGKILL lands asynchronously: never let this job go on to its acknowledgement meanwhile.
         await new Promise<never>(() => {});
       }
-      this.logger.warn('fault: failing the step', { point, ...job });
+      this.logger.warn({ msg: 'fault: failing the step', point, ...job });
       throw new InjectedFaultError(point, { cause: error });
     }
   }

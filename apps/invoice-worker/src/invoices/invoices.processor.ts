@@ -1,5 +1,6 @@
 import { Inject, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
+import { withLogContext } from '@retry-safe/app-shell';
 import type { Job } from 'bullmq';
 import { DeliveryJournal, preciseNow } from '../admin/delivery-journal.service.js';
 import { codeOf } from '../common/worker-errors.js';
@@ -46,10 +47,16 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
   /**
    * One delivery. Returning is the acknowledgement (BullMQ completes the job with the receipt as `returnvalue`);
    * throwing is a negative one. So the order is fixed: send, save the receipt (inside the coordinator), and only
-   * then return. Acknowledging first would lose the invoice if the process died before sending.
+   * then return. Acknowledging first would lose the invoice if the process died before sending. Every line
+   * written while it runs carries the delivery's id as `requestId`, the job's id and the attempt.
    */
-  override async process(job: Job<unknown, InvoiceReceipt>, token?: string): Promise<InvoiceReceipt> {
+  override process(job: Job<unknown, InvoiceReceipt>, token?: string): Promise<InvoiceReceipt> {
     const jobId = job.id ?? '(no id)';
+    const fields = { requestId: deliveryIdOf(job.data) ?? jobId, jobId, attempt: job.attemptsStarted };
+    return withLogContext(fields, () => this.deliver(job, jobId, token));
+  }
+
+  private async deliver(job: Job<unknown, InvoiceReceipt>, jobId: string, token?: string): Promise<InvoiceReceipt> {
     const started = process.hrtime.bigint();
     const startedAt = preciseNow();
     let outcome: string | undefined;
@@ -73,7 +80,8 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
       // The email is out and its receipt saved: from here a crash or a failed acknowledgement only costs a
       // redelivery, and that redelivery replays the receipt instead of sending again.
       await this.faults.trip(JobFaultPoint.BeforeAck, { jobId, deliveryId: invoice.deliveryId });
-      this.logger.log('invoice sent', {
+      this.logger.log({
+        msg: 'invoice sent',
         jobId,
         deliveryId: invoice.deliveryId,
         attempt: job.attemptsStarted,
@@ -97,7 +105,7 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
       return await this.retries.onFailure(job, token, error);
     } catch (policyError) {
       // Redis failed under the policy's move: an ordinary failure lets BullMQ retry (or the lock expire).
-      this.logger.error('retry policy failed', { jobId: job.id, error: String(policyError) });
+      this.logger.error({ msg: 'retry policy failed', jobId: job.id, error: String(policyError) });
       return toJobFailure(error);
     }
   }
@@ -114,7 +122,9 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
     // BullMQ sets `finishedOn` only when the job moved to failed for good; a retried job goes back to delayed/wait.
     const final = job === undefined || job.finishedOn !== undefined;
     this.metrics.jobs.inc({ outcome: final ? DeliveryOutcome.Failed : DeliveryOutcome.Retried });
-    this.logger.warn(final ? 'delivery failed for good' : 'delivery failed, will be retried', {
+    this.logger.warn({
+      msg: final ? 'delivery failed for good' : 'delivery failed, will be retried',
+      ...(job === undefined ? {} : { requestId: deliveryIdOf(job.data) ?? job.id }),
       jobId: job?.id,
       attemptsStarted: job?.attemptsStarted,
       attemptsMade: job?.attemptsMade,
@@ -142,7 +152,8 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
     const finished = await Promise.race([closed, late]);
     clearTimeout(timer);
     if (!finished) {
-      this.logger.error('running sends outlasted the shutdown timeout: exiting', {
+      this.logger.error({
+        msg: 'running sends outlasted the shutdown timeout: exiting',
         timeoutMs: this.shutdown.timeoutMs,
       });
       this.shutdown.exit(1);
@@ -152,7 +163,7 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
   /** A worker-level error (lost Redis connection...): logged, BullMQ reconnects by itself. */
   @OnWorkerEvent('error')
   onError(error: Error): void {
-    this.logger.error('worker error', { error: error.message });
+    this.logger.error({ msg: 'worker error', error: error.message });
   }
 }
 

@@ -62,7 +62,7 @@ export class JobRetries {
       await this.invoices.rateLimit(ms);
       this.metrics.jobs.inc({ outcome: DeliveryOutcome.Throttled });
       this.metrics.throttles.inc();
-      this.logger.warn('provider throttled: queue paused', { jobId, pauseMs: ms });
+      this.logger.warn({ msg: 'provider throttled: queue paused', jobId, pauseMs: ms });
       return Worker.RateLimitError();
     }
     if (kind === FailureKind.Transient) {
@@ -73,7 +73,7 @@ export class JobRetries {
         if (job.attemptsMade + 1 < (job.opts.attempts ?? 1)) return toJobFailure(error);
         await job.moveToDelayed(decision.at, token);
         this.metrics.jobs.inc({ outcome: DeliveryOutcome.Retried });
-        this.logger.warn('delivery failed, retried later', { jobId, delayMs: decision.delayMs, reason });
+        this.logger.warn({ msg: 'delivery failed, retried later', jobId, delayMs: decision.delayMs, reason });
         return new DelayedError(reason);
       }
     }
@@ -83,7 +83,7 @@ export class JobRetries {
     // past its horizon again, and the dead letter's add (same id) is a no-op.
     await addDeadLetter(this.deadLetters, toDeadLetter(job, final.message, now));
     this.metrics.deadLetters.inc();
-    this.logger.error('retry horizon ended: job dead-lettered', { jobId, reason });
+    this.logger.error({ msg: 'retry horizon ended: job dead-lettered', jobId, reason });
     return final;
   }
 }

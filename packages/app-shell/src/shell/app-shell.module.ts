@@ -26,10 +26,17 @@ import { ProblemExceptionFilter } from '../problem-exception.filter.js';
 import { REDIS_CLIENT, RedisModule, pingRedis } from '../redis.js';
 import { REQUEST_CONTEXT_OPTIONS, RequestContextMiddleware } from '../request-context.js';
 import { createValidationPipe } from '../validation.pipe.js';
+import type { ShellLoggerOptions } from '../logging/shell-logger.js';
 import { DEFAULT_BODY_LIMIT_BYTES, type AppShellOptions } from './app-shell.options.js';
 
 /** Paths neither counted nor faulted by fault injection, nor journaled: probes, metrics, scenario controls. */
 export const SHELL_PATHS = ['/health', '/health/live', '/metrics', '/__config', '/__requests'] as const;
+
+/**
+ * DI token of the app's {@link ShellLoggerOptions}: {@link bootstrap} builds the app's logger from them (a test app
+ * that never asks builds none).
+ */
+export const LOGGING_OPTIONS = Symbol('LOGGING_OPTIONS');
 
 /**
  * What every app here is made of besides its features. `AppModule.forRoot(config)` imports
@@ -37,6 +44,7 @@ export const SHELL_PATHS = ['/health', '/health/live', '/metrics', '/__config', 
  * - its config under its token, the problem+json filter with its code map, the strict validation pipe;
  * - request context (ids, deadlines, one JSON access-log line per request), caller authentication (`authenticate`),
  *   then the JSON body parser;
+ * - its logs ({@link LOGGING_OPTIONS}: one JSON shape, `LOG_LEVEL`, the request id and trace ids on every line);
  * - metrics (`GET /metrics`), liveness (`GET /health/live`) and readiness (`GET /health`, on Redis if it has one);
  * - with `FAULTS_ENABLED=true` only: `/__faults`, `/__config` (its settings schema) and `/__requests`;
  * - the shutdown order ({@link bootstrap}): readiness 503 and the HTTP drain, then features and queues stop in
@@ -62,6 +70,14 @@ export class AppShellModule implements NestModule {
         useValue: { limitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES },
       },
       { provide: REQUEST_CONTEXT_OPTIONS, useValue: options.requestContext },
+      {
+        provide: LOGGING_OPTIONS,
+        useValue: {
+          service: options.requestContext.service,
+          level: options.logging?.level,
+          destination: options.logging?.destination,
+        } satisfies ShellLoggerOptions,
+      },
       { provide: RequestJournal, useValue: journal },
       { provide: SCENARIO_JOURNAL, useValue: scenarioJournal },
       ...(scenarioJournal === journal

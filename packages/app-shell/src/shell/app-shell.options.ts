@@ -8,6 +8,7 @@ import type { MetricsListenerOptions } from '../metrics-listener.js';
 import type { ProblemExceptionFilterOptions } from '../problem-exception.filter.js';
 import type { RequestContextOptions } from '../request-context.js';
 import type { RedisModuleOptions } from '../redis.js';
+import type { LogLevel, ShellLoggerOptions } from '../logging/shell-logger.js';
 
 /** Largest JSON body by default: Express' own default (100 kB), for apps without a `BODY_LIMIT_BYTES`. */
 export const DEFAULT_BODY_LIMIT_BYTES = 102_400;
@@ -27,8 +28,17 @@ export interface AppShellOptions<C, S extends object = never> {
   readonly faultsEnabled: boolean;
   /** The exception filter's options: the service's name and its own code map. */
   readonly problems: ProblemExceptionFilterOptions;
-  /** Request ids, deadlines and the access log. */
+  /** Request ids, deadlines and the access log; its `service` is every log line's `service`. */
   readonly requestContext: RequestContextOptions;
+  /**
+   * The app's logs (`LOG_LEVEL`, from the app's config): {@link bootstrap} makes them the app's logger.
+   * @default level `info`, on stdout
+   */
+  readonly logging?: {
+    readonly level?: LogLevel;
+    /** Where lines go instead of stdout (tests). */
+    readonly destination?: ShellLoggerOptions['destination'];
+  };
   /**
    * Who may call the app, checked before the body is parsed (probes, metrics and scenario routes excepted): the
    * gateway's bearer tokens, an internal service's `INTERNAL_TOKEN`. @default anyone (provider-sim, the worker)

@@ -1,10 +1,12 @@
-import { ConsoleLogger, type DynamicModule, type INestApplication, type LoggerService } from '@nestjs/common';
+import type { DynamicModule, INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'node:http';
 import { ConfigError, type ListenConfig } from '../env.js';
 import { ShutdownState } from '../health/shutdown-state.js';
 import { drainServer } from './drain.js';
+import { createNestLogger, type ShellLoggerOptions } from '../logging/shell-logger.js';
+import { LOGGING_OPTIONS } from './app-shell.module.js';
 
 /**
  * How every app is created, by `main.ts` and by in-process tests alike: Nest's body parser off (the shell parses
@@ -33,7 +35,7 @@ export interface BootstrapOptions<C extends ListenConfig> {
 }
 
 /**
- * Starts an app: validates its environment, builds it with JSON logs, listens on `config.host:config.port`, and on
+ * Starts an app: validates its environment, builds it with the shell's JSON logs (`LOG_LEVEL`), listens on `config.host:config.port`, and on
  * SIGTERM or SIGINT shuts it down once, in order ({@link shutdown}). A bad environment prints its message and
  * exits 1; any other start-up failure prints its stack.
  */
@@ -46,12 +48,15 @@ export function bootstrap<C extends ListenConfig>(options: BootstrapOptions<C>):
 }
 
 async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Promise<void> {
-  const logger = new ConsoleLogger({ json: true, colors: false });
   const config = options.loadConfig();
+  // Nest's own start-up lines wait in a buffer until the app's logger exists (it is built from the shell's options).
   const app = await NestFactory.create<NestExpressApplication>(options.module(config), {
     ...SHELL_APP_OPTIONS,
-    logger,
+    bufferLogs: true,
   });
+  const logger = createNestLogger(app.get<ShellLoggerOptions>(LOGGING_OPTIONS));
+  app.useLogger(logger);
+  app.flushLogs();
   if (options.securityHeaders === true) app.useSecurityHeaders();
   options.configureServer?.(app.getHttpServer());
   let stopping: Promise<void> | undefined;

@@ -1,0 +1,251 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { AsyncLocalStorage } from 'node:async_hooks';
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { Writable } from 'node:stream';
+import { setTimeout as sleep } from 'node:timers/promises';
+import {
+  Body,
+  Controller,
+  Injectable,
+  Logger,
+  Module,
+  Param,
+  Post,
+  type INestApplication,
+  type MiddlewareConsumer,
+  type NestMiddleware,
+  type NestModule,
+} from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import {
+  ROOT_CONTEXT,
+  TraceFlags,
+  context,
+  trace,
+  type Context,
+  type ContextManager,
+} from '@opentelemetry/api';
+import type { NextFunction, Request, Response } from 'express';
+import {
+  AppShellModule,
+  LOGGING_OPTIONS,
+  REDACTED,
+  SHELL_APP_OPTIONS,
+  createNestLogger,
+  type ShellLoggerOptions,
+} from '../../src/index.js';
+
+/** OpenTelemetry's context on AsyncLocalStorage, as the SDK's context manager keeps it (the API alone has none). */
+class TestContextManager implements ContextManager {
+  private readonly storage = new AsyncLocalStorage<Context>();
+  active(): Context {
+    return this.storage.getStore() ?? ROOT_CONTEXT;
+  }
+  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+    ctx: Context,
+    fn: F,
+    thisArg?: ThisParameterType<F>,
+    ...args: A
+  ): ReturnType<F> {
+    return this.storage.run(ctx, () => fn.call(thisArg, ...args));
+  }
+  bind<T>(ctx: Context, target: T): T {
+    if (typeof target === 'function') {
+      return ((...args: unknown[]) => this.with(ctx, () => (target as (...a: unknown[]) => unknown)(...args))) as T;
+    }
+    const emitter = target as unknown as NodeJS.EventEmitter;
+    const emit = emitter.emit.bind(emitter);
+    emitter.emit = (event: string | symbol, ...args: unknown[]) => this.with(ctx, () => emit(event, ...args));
+    return target;
+  }
+  enable(): this {
+    return this;
+  }
+  disable(): this {
+    return this;
+  }
+}
+
+/**
+ * What the SDK's HTTP instrumentation does for a request carrying `traceparent`: a server span in the caller's
+ * trace, active for the handler and for the response's events (the access line is written on `close`).
+ */
+@Injectable()
+class ServerSpanMiddleware implements NestMiddleware {
+  use(req: Request, res: Response, next: NextFunction): void {
+    const parent = /^00-([0-9a-f]{32})-[0-9a-f]{16}-01$/.exec(String(req.headers['traceparent'] ?? ''));
+    if (parent === null) return next();
+    const span = trace.wrapSpanContext({
+      traceId: parent[1]!,
+      spanId: `${req.headers['x-test-span'] as string}`,
+      traceFlags: TraceFlags.SAMPLED,
+    });
+    const active = trace.setSpan(context.active(), span);
+    context.bind(active, res);
+    context.with(active, next);
+  }
+}
+
+@Controller('things')
+class ThingsController {
+  private readonly logger = new Logger('Things');
+
+  @Post(':id')
+  async create(@Param('id') id: string, @Body() body: { amount: number }): Promise<{ id: string }> {
+    // After body parsing and an await: the request's log context survives both.
+    this.logger.log({ msg: 'creating', id, amount: body.amount });
+    await sleep(5);
+    this.logger.warn({
+      msg: 'a line naming what it must not show',
+      idempotencyKey: 'key-must-not-appear',
+      headers: { authorization: 'Bearer token-must-not-appear' },
+    });
+    return { id };
+  }
+}
+
+@Module({ controllers: [ThingsController], providers: [ServerSpanMiddleware] })
+class ThingsModule implements NestModule {
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(ServerSpanMiddleware).forRoutes('{*path}');
+  }
+}
+
+const lines: string[] = [];
+const destination = new Writable({
+  write(chunk: Buffer, _encoding, done) {
+    lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    done();
+  },
+});
+
+let app: INestApplication;
+let url: string;
+
+beforeAll(async () => {
+  context.setGlobalContextManager(new TestContextManager());
+  @Module({
+    imports: [
+      AppShellModule.forRoot({
+        config: {},
+        configToken: 'CONFIG',
+        faultsEnabled: false,
+        problems: { serviceName: 'The test service' },
+        requestContext: { service: 'things', requestId: 'mint' },
+        logging: { level: 'info', destination },
+      }),
+      ThingsModule,
+    ],
+  })
+  class TestModule {}
+  app = await NestFactory.create(TestModule, { ...SHELL_APP_OPTIONS, bufferLogs: true });
+  // What bootstrap does.
+  app.useLogger(createNestLogger(app.get<ShellLoggerOptions>(LOGGING_OPTIONS)));
+  await app.listen(0, '127.0.0.1');
+  url = `http://127.0.0.1:${((app.getHttpServer() as Server).address() as AddressInfo).port}`;
+});
+
+afterAll(async () => {
+  await app.close();
+  context.disable();
+});
+
+type Line = Record<string, unknown>;
+
+/** The lines written since `from`, parsed (every one must be JSON). */
+function linesSince(from: number): Line[] {
+  return lines.slice(from).map((line) => JSON.parse(line) as Line);
+}
+
+/** Waits until the request's access line (written on `close`) is out. */
+async function accessLine(from: number, requestId: string): Promise<void> {
+  for (let i = 0; i < 100; i++) {
+    if (linesSince(from).some((line) => line['msg'] === 'request' && line['requestId'] === requestId)) return;
+    await sleep(10);
+  }
+  throw new Error(`no access line for ${requestId}`);
+}
+
+async function post(headers: Record<string, string>): Promise<{ status: number; requestId: string }> {
+  const res = await fetch(`${url}/things/t1`, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: 'Bearer token-must-not-appear',
+      'idempotency-key': 'key-must-not-appear',
+      ...headers,
+    },
+    body: JSON.stringify({ amount: 1999 }),
+  });
+  await res.arrayBuffer();
+  return { status: res.status, requestId: res.headers.get('x-request-id') ?? '' };
+}
+
+describe("the shell's log lines", () => {
+  it('Nest start-up lines are in the same shape: level as a name, time, service, context', () => {
+    const startup = linesSince(0);
+    expect(startup.length).toBeGreaterThan(0);
+    for (const line of startup) {
+      expect(line).toMatchObject({ level: 'info', service: 'things', pid: process.pid });
+      expect(typeof line['time']).toBe('string');
+      expect(typeof line['msg']).toBe('string');
+    }
+    expect(startup.map((line) => line['context'])).toContain('RoutesResolver');
+  });
+
+  it("carry the request id on every line of a request, one access line, and no key or token", async () => {
+    const from = lines.length;
+    const { status, requestId } = await post({});
+    expect(status).toBe(201);
+    await accessLine(from, requestId);
+
+    const written = linesSince(from);
+    expect(written.map((line) => [line['level'], line['msg']])).toEqual([
+      ['info', 'creating'],
+      ['warn', 'a line naming what it must not show'],
+      ['info', 'request'],
+    ]);
+    for (const line of written) expect(line['requestId']).toBe(requestId);
+    // No span is active: no trace fields.
+    for (const line of written) expect(line).not.toHaveProperty('trace_id');
+    expect(written[0]).toMatchObject({ context: 'Things', id: 't1', amount: 1999 });
+    expect(written[1]).toMatchObject({ idempotencyKey: REDACTED, headers: { authorization: REDACTED } });
+    expect(written[2]).toMatchObject({ method: 'POST', route: '/things/:id', status: '201' });
+    const raw = lines.slice(from).join('\n');
+    expect(raw).not.toContain('key-must-not-appear');
+    expect(raw).not.toContain('token-must-not-appear');
+  });
+
+  it('carry trace_id and span_id of the active span, the access line included', async () => {
+    const traceId = '4bf92f3577b34da6a3ce929d0e0e4736';
+    const spanId = '00f067aa0ba902b7';
+    const from = lines.length;
+    const { requestId } = await post({
+      traceparent: `00-${traceId}-b7ad6b7169203331-01`,
+      'x-test-span': spanId,
+    });
+    await accessLine(from, requestId);
+
+    const written = linesSince(from);
+    expect(written).toHaveLength(3);
+    for (const line of written) {
+      expect(line).toMatchObject({ requestId, trace_id: traceId, span_id: spanId, trace_flags: '01' });
+    }
+  });
+
+  it('keep apart concurrent requests', async () => {
+    const from = lines.length;
+    const answers = await Promise.all([post({}), post({}), post({}), post({})]);
+    await Promise.all(answers.map(({ requestId }) => accessLine(from, requestId)));
+    for (const { requestId } of answers) {
+      const own = linesSince(from).filter((line) => line['requestId'] === requestId);
+      expect(own.map((line) => line['msg'])).toEqual([
+        'creating',
+        'a line naming what it must not show',
+        'request',
+      ]);
+    }
+    expect(linesSince(from).filter((line) => line['requestId'] === undefined)).toEqual([]);
+  });
+});
