@@ -1,6 +1,9 @@
 #!/usr/bin/env node
 // `pnpm stack`: runs provider-sim, payments, orders and the gateway (and the invoice worker when it is built) from
-// the built tree (apps/*/dist/main.js) in one terminal, every output line prefixed with its service. Ctrl-C or
+// the built tree (apps/*/dist/main.js) in one terminal, every output line prefixed with its service (one colour per
+// service on a terminal). The services write JSON lines; they are printed readably through pino-pretty (time,
+// level, context: message, then the line's fields, requestId and trace_id among them); STACK_LOG_FORMAT=json
+// prints them as written (for jq). Ctrl-C or
 // SIGTERM stops them all (SIGTERM each: they drain; SIGKILL only once an orderly stop would be over). A service that
 // exits on its own (a crash, a kill -9) is logged and started again after 1 s, so a crash can be watched.
 //
@@ -99,6 +102,23 @@ async function ensureDatabase(url) {
 await ensureDatabase(shared.DATABASE_URL);
 
 const colors = process.stdout.isTTY ? [36, 33, 35, 32, 34] : [];
+
+/** Each JSON line as pino-pretty prints it (other lines unchanged), unless STACK_LOG_FORMAT=json. */
+function lineFormatter() {
+  if (env.STACK_LOG_FORMAT === 'json') return (line) => line;
+  // A dev dependency of the scripts package, not of the root: load it from there.
+  const { prettyFactory } = createRequire(`${root}scripts/package.json`)('pino-pretty');
+  const pretty = prettyFactory({
+    colorize: Boolean(process.stdout.isTTY),
+    singleLine: true,
+    translateTime: 'SYS:HH:MM:ss.l',
+    // The prefix names the service; pid and hostname say nothing on one machine.
+    ignore: 'service,pid,hostname,context',
+    messageFormat: '{if context}{context}: {end}{msg}',
+  });
+  return (line) => (line.startsWith('{') ? pretty(line).replace(/\n$/, '') : line);
+}
+const format = lineFormatter();
 const width = Math.max(...services.map((service) => service.name.length));
 const children = new Map();
 let stopping = false;
@@ -110,10 +130,10 @@ function prefixLines(stream, prefix, out) {
   stream.on('data', (chunk) => {
     const lines = (pending + chunk).split('\n');
     pending = lines.pop() ?? '';
-    for (const line of lines) out.write(`${prefix}${line}\n`);
+    for (const line of lines) out.write(`${prefix}${format(line)}\n`);
   });
   stream.on('end', () => {
-    if (pending) out.write(`${prefix}${pending}\n`);
+    if (pending) out.write(`${prefix}${format(pending)}\n`);
   });
 }
 
