@@ -15,6 +15,7 @@ import { JobRetries } from '../retries/job-retries.service.js';
 import { INVOICES_QUEUE } from './invoice-job.js';
 import { InvoiceSender } from './invoice-sender.service.js';
 import { InvoicesProcessor, WORKER_SHUTDOWN, type WorkerShutdown } from './invoices.processor.js';
+import { QueueDepth } from './queue-depth.js';
 
 // The Cluster connection handed to BullMQ, which never closes a connection it was given.
 const BULLMQ_CLUSTER = Symbol('BULLMQ_CLUSTER');
@@ -80,6 +81,7 @@ export class InvoicesModule implements OnApplicationShutdown {
         InvoiceSender,
         JobRetries,
         DeadLetterDepth,
+        QueueDepth,
         {
           provide: WORKER_SHUTDOWN,
           useValue: {

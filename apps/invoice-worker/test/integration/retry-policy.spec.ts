@@ -190,6 +190,17 @@ describe('retry policy on a real Redis', () => {
     }
     expect(await metricsOf(h.app)).toContain('invoice_job_throttles_total 3');
   });
+
+  it('invoice_queue_jobs: the jobs not yet taken, read from Redis at each scrape (a delayed one counts)', async () => {
+    expect(await metricsOf(h.app)).toContain('invoice_queue_jobs 0');
+    const later = await h.invoices.add('invoice', invoice(), { attempts: 1, delay: 60_000 });
+    const other = await h.invoices.add('invoice', invoice(), { attempts: 1, delay: 60_000 });
+
+    expect(await metricsOf(h.app)).toContain('invoice_queue_jobs 2');
+    await later.remove();
+    await other.remove();
+    expect(await metricsOf(h.app)).toContain('invoice_queue_jobs 0');
+  });
 });
 
 describe('retry horizon, dead letters and re-drive', () => {
