@@ -16,7 +16,13 @@ import {
 } from '@retry-safe/scenarios';
 import { newKey } from '../support/client.js';
 
-const SERVICES = ['gateway', 'orders', 'payments', 'provider', 'worker'] as const satisfies readonly ServiceName[];
+const SERVICES = [
+  'gateway',
+  'orders',
+  'payments',
+  'provider',
+  'worker',
+] as const satisfies readonly ServiceName[];
 const LEVELS = ['trace', 'debug', 'info', 'warn', 'error', 'fatal'];
 
 type Line = Record<string, unknown>;
@@ -123,17 +129,24 @@ describe('log lines of a real stack', () => {
     for (const id of [order, paid, replayed, reused, invoice, regenerated]) {
       expect(accessLines('orders', id!)).toHaveLength(1);
     }
-    for (const id of [paid, replayed, reused, regenerated]) expect(accessLines('payments', id!)).toHaveLength(1);
+    for (const id of [paid, replayed, reused, regenerated])
+      expect(accessLines('payments', id!)).toHaveLength(1);
     expect(accessLines('provider', paid!)).toHaveLength(1);
     expect(accessLines('payments', replayed!)[0]).toMatchObject({ status: '201', replayed: true });
     expect(accessLines('gateway', reused!)[0]).toMatchObject({ status: '422' });
     const gatewayLines = linesSince('gateway');
     expect(gatewayLines.filter((line) => line['requestId'] === override)).toEqual([
-      expect.objectContaining({ level: 'warn', context: 'RuntimeSettings', msg: 'settings overridden (PUT /__config)' }),
+      expect.objectContaining({
+        level: 'warn',
+        context: 'RuntimeSettings',
+        msg: 'settings overridden (PUT /__config)',
+      }),
       expect.objectContaining({ level: 'warn', msg: expect.stringContaining('DEMONSTRATION MODE') }),
       expect.objectContaining({ level: 'info', msg: 'request', route: '/__config' }),
     ]);
-    const fresh = gatewayLines.filter((line) => line['requestId'] === regenerated && 'idempotencyKey' in line);
+    const fresh = gatewayLines.filter(
+      (line) => line['requestId'] === regenerated && 'idempotencyKey' in line,
+    );
     expect(fresh).toEqual([expect.objectContaining({ attempt: 1, idempotencyKey: '[Redacted]' })]);
     expect(linesSince('orders')).toContainEqual(
       expect.objectContaining({ msg: 'invoice delivery committed', requestId: invoice, deliveryId }),
@@ -143,7 +156,8 @@ describe('log lines of a real stack', () => {
   it("the worker's lines of a delivery carry the delivery's id as requestId, its job and attempt", () => {
     const lines = linesSince('worker').filter((line) => line['jobId'] !== undefined);
     expect(lines.length).toBeGreaterThan(0);
-    for (const line of lines) expect(line).toMatchObject({ requestId: deliveryId, jobId: deliveryId, attempt: 1 });
+    for (const line of lines)
+      expect(line).toMatchObject({ requestId: deliveryId, jobId: deliveryId, attempt: 1 });
   });
 
   it('no idempotency key, bearer token or internal token is written, anywhere', () => {

@@ -6,12 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFileSync, readdirSync } from 'node:fs';
-import {
-  exportedMetricNames,
-  promqlMetricNames,
-  promqlSelectors,
-  waitFor,
-} from '@retry-safe/testing';
+import { exportedMetricNames, promqlMetricNames, promqlSelectors, waitFor } from '@retry-safe/testing';
 import { startStack, type ServiceName, type Stack } from '@retry-safe/scenarios';
 
 const OPS = new URL('../../ops/', import.meta.url);
@@ -63,7 +58,9 @@ function dashboardQueries(): Query[] {
     ]);
   return readdirSync(dir)
     .filter((file) => file.endsWith('.json'))
-    .flatMap((file) => walk(file, (JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Panel).panels ?? []));
+    .flatMap((file) =>
+      walk(file, (JSON.parse(readFileSync(new URL(file, dir), 'utf8')) as Panel).panels ?? []),
+    );
 }
 
 describe('the metric-name reader', () => {
@@ -102,11 +99,17 @@ describe('every metric of the dashboard and the alert rules is exported', () => 
     stack = await startStack({ worker: true });
     // The gateway's /metrics is on a listener of its own: its port is in its start-up line.
     const gatewayMetrics = await waitFor('the gateway metrics listener', async () => {
-      const match = /"msg":"metrics listening"[^\n]*"port":(\d+)/.exec(stack.processes('gateway')[0]!.output());
+      const match = /"msg":"metrics listening"[^\n]*"port":(\d+)/.exec(
+        stack.processes('gateway')[0]!.output(),
+      );
       if (match === null) throw new Error('not logged yet');
       return `http://127.0.0.1:${match[1]}`;
     });
-    const urls: Record<ServiceName, string> = { ...stack.urls, gateway: gatewayMetrics, worker: stack.urls.worker! };
+    const urls: Record<ServiceName, string> = {
+      ...stack.urls,
+      gateway: gatewayMetrics,
+      worker: stack.urls.worker!,
+    };
     for (const [job, service] of Object.entries(JOBS)) {
       const res = await fetch(`${urls[service]}/metrics`);
       expect(res.status).toBe(200);

@@ -11,7 +11,17 @@ export interface PromqlSelector {
 }
 
 // Keywords and operators that look like names; functions and aggregations are told by the `(` after them.
-const KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'bool', 'and', 'or']);
+const KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'bool',
+  'and',
+  'or',
+]);
 const MORE_KEYWORDS = new Set(['unless', 'offset', 'inf', 'nan']);
 
 /** Every metric selector in `expr`, in order (a metric named twice appears twice). */
@@ -53,7 +63,8 @@ export function exportedMetricNames(text: string): Set<string> {
     const type = /^# TYPE ([A-Za-z_:][A-Za-z0-9_:]*) (\w+)$/.exec(line);
     if (type === null) continue;
     const [, name, kind] = type as unknown as [string, string, string];
-    if (kind === 'histogram') for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`);
+    if (kind === 'histogram')
+      for (const suffix of ['_bucket', '_sum', '_count']) names.add(`${name}${suffix}`);
     else if (kind === 'summary') for (const suffix of ['', '_sum', '_count']) names.add(`${name}${suffix}`);
     else names.add(name);
   }

@@ -27,7 +27,8 @@ async function promtool(...args: string[]): Promise<{ code: number; output: stri
     return { code: 0, output: stdout + stderr };
   } catch (error) {
     const failed = error as { code?: number | string; stdout?: string; stderr?: string };
-    if (failed.code === 'ENOENT') throw new Error('promtool not found: apt-get install -y prometheus');
+    if (failed.code === 'ENOENT')
+      throw new Error('promtool not found: apt-get install -y prometheus', { cause: error });
     return { code: Number(failed.code), output: `${failed.stdout ?? ''}${failed.stderr ?? ''}` };
   }
 }
@@ -82,9 +83,9 @@ describe('prometheus.yml', () => {
   });
 
   it("scrapes every app, each as its own job, on its metrics port (the gateway's is never its public one)", () => {
-    const jobs = [...config.matchAll(/- job_name: (\S+)\s+static_configs:\s+- targets: \['([^:']+):(\d+)'\]/g)].map(
-      (m) => ({ job: m[1]!, host: m[2]!, port: m[3]! }),
-    );
+    const jobs = [
+      ...config.matchAll(/- job_name: (\S+)\s+static_configs:\s+- targets: \['([^:']+):(\d+)'\]/g),
+    ].map((m) => ({ job: m[1]!, host: m[2]!, port: m[3]! }));
     const apps = deployableApps(ROOT);
     expect(jobs.map((j) => j.host).sort()).toEqual([...apps].sort());
     const portOf = new Map(

@@ -56,7 +56,11 @@ export class InvoicesProcessor extends WorkerHost implements OnModuleDestroy {
     return withLogContext(fields, () => this.deliver(job, jobId, token));
   }
 
-  private async deliver(job: Job<unknown, InvoiceReceipt>, jobId: string, token?: string): Promise<InvoiceReceipt> {
+  private async deliver(
+    job: Job<unknown, InvoiceReceipt>,
+    jobId: string,
+    token?: string,
+  ): Promise<InvoiceReceipt> {
     const started = process.hrtime.bigint();
     const startedAt = preciseNow();
     let outcome: string | undefined;

@@ -52,7 +52,8 @@ class TestContextManager implements ContextManager {
   }
   bind<T>(ctx: Context, target: T): T {
     if (typeof target === 'function') {
-      return ((...args: unknown[]) => this.with(ctx, () => (target as (...a: unknown[]) => unknown)(...args))) as T;
+      return ((...args: unknown[]) =>
+        this.with(ctx, () => (target as (...a: unknown[]) => unknown)(...args))) as T;
     }
     const emitter = target as unknown as NodeJS.EventEmitter;
     const emit = emitter.emit.bind(emitter);
@@ -194,7 +195,7 @@ describe("the shell's log lines", () => {
     expect(startup.map((line) => line['context'])).toContain('RoutesResolver');
   });
 
-  it("carry the request id on every line of a request, one access line, and no key or token", async () => {
+  it('carry the request id on every line of a request, one access line, and no key or token', async () => {
     const from = lines.length;
     const { status, requestId } = await post({});
     expect(status).toBe(201);
