@@ -10,6 +10,7 @@ describe('loadConfig', () => {
       port: 3004,
       host: '127.0.0.1',
       drainTimeoutMs: 10_000,
+      logLevel: 'info',
       worker: {
         prefix: 'bull',
         concurrency: 1,

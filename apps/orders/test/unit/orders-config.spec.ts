@@ -23,6 +23,7 @@ describe('loadOrdersConfig', () => {
       faultsEnabled: false,
       host: '127.0.0.1',
       drainTimeoutMs: 10_000,
+      logLevel: 'info',
       internalToken: REQUIRED.INTERNAL_TOKEN,
     });
   });

@@ -26,6 +26,7 @@ describe('loadPaymentsConfig', () => {
       faultsEnabled: false,
       host: '127.0.0.1',
       drainTimeoutMs: 10_000,
+      logLevel: 'info',
       internalToken: REQUIRED.INTERNAL_TOKEN,
     });
   });

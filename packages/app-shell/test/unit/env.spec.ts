@@ -35,4 +35,13 @@ describe('parseEnv', () => {
     const env = parseEnv(schema, { REDIS_URL: 'redis://:pw@redis:6379' }, { service: 'test' });
     expect([env.HOST, env.DRAIN_TIMEOUT_MS]).toEqual(['127.0.0.1', 10_000]);
   });
+
+  it("reads LOG_LEVEL as one of pino's level names (default info), and names a wrong one", () => {
+    const read = (LOG_LEVEL?: string) =>
+      parseEnv(schema, { REDIS_URL: 'redis://redis:6379', LOG_LEVEL }, { service: 'test' }).LOG_LEVEL;
+    expect([read(), read('debug'), read('silent')]).toEqual(['info', 'debug', 'silent']);
+    expect(() => read('verbose')).toThrow(
+      'LOG_LEVEL="verbose": must be one of trace, debug, info, warn, error, fatal, silent',
+    );
+  });
 });
