@@ -14,24 +14,22 @@ export const REDACTED = '[Redacted]';
 
 /**
  * Fields never written as they are: idempotency keys (a key names a payment and can replay its result), bearer
- * and internal tokens, credentials, wherever a line carries them (top level, one object down, a request's or an
- * HTTP client error's headers). Paths, not a scan of every value: redaction costs a lookup per path per line.
+ * and internal tokens, credentials, at the top level of a line and where headers sit (a line's `headers`, a
+ * request's, an HTTP client error's). Fixed paths, not wildcards: a leading `*` would walk every field of every
+ * line (it doubled a line's cost), and the hot path writes one line per request.
  */
 export const REDACTED_PATHS: readonly string[] = [
   'idempotencyKey',
-  '*.idempotencyKey',
   'authorization',
-  '*.authorization',
   'token',
-  '*.token',
   'password',
-  '*.password',
   'credentials',
   'headers.authorization',
+  'headers.cookie',
   'headers["idempotency-key"]',
   'req.headers.authorization',
-  'req.headers["idempotency-key"]',
   'req.headers.cookie',
+  'req.headers["idempotency-key"]',
   'err.config.headers.Authorization',
   'err.config.headers["Idempotency-Key"]',
 ];
@@ -46,22 +44,28 @@ export interface ShellLoggerOptions {
   readonly destination?: DestinationStream;
 }
 
+/** What a line carries of the active span, in the names of OpenTelemetry's log data model. */
+interface TraceFields {
+  trace_id?: string;
+  span_id?: string;
+  trace_flags?: string;
+}
+
 /**
  * The fields a line gets from where it is written: the unit of work's ({@link currentLogFields}) and, when a span
  * is active (OpenTelemetry's API: the SDK, where one is started, sets it), `trace_id`, `span_id` and
- * `trace_flags` in the names of OpenTelemetry's log data model. A fresh object: pino merges the line's own
- * fields into it.
+ * `trace_flags`. A fresh object (pino merges the line's own fields into it), built with `Object.assign`: an
+ * object spread here cost three times the rest of the line.
  */
 function contextFields(): object {
-  const fields = currentLogFields();
+  const fields: TraceFields = Object.assign({}, currentLogFields()) as TraceFields;
   const span = trace.getActiveSpan()?.spanContext();
-  if (span === undefined || !isSpanContextValid(span)) return { ...fields };
-  return {
-    ...fields,
-    trace_id: span.traceId,
-    span_id: span.spanId,
-    trace_flags: span.traceFlags.toString(16).padStart(2, '0'),
-  };
+  if (span !== undefined && isSpanContextValid(span)) {
+    fields.trace_id = span.traceId;
+    fields.span_id = span.spanId;
+    fields.trace_flags = span.traceFlags === 1 ? '01' : span.traceFlags.toString(16).padStart(2, '0');
+  }
+  return fields;
 }
 
 /**

@@ -37,14 +37,16 @@ describe('createShellLogger', () => {
       msg: 'secrets',
       idempotencyKey: 'k1',
       token: 't1',
-      attempt: { idempotencyKey: 'k2', password: 'p1' },
+      password: 'p1',
+      credentials: { user: 'u', secret: 'k2' },
       headers: { authorization: 'Bearer t2', 'idempotency-key': 'k3', 'x-request-id': 'r1' },
       err: { config: { headers: { Authorization: 'Bearer t3', 'Idempotency-Key': 'k4' } } },
     });
     expect(lines[0]).toMatchObject({
       idempotencyKey: REDACTED,
       token: REDACTED,
-      attempt: { idempotencyKey: REDACTED, password: REDACTED },
+      password: REDACTED,
+      credentials: REDACTED,
       headers: { authorization: REDACTED, 'idempotency-key': REDACTED, 'x-request-id': 'r1' },
       err: { config: { headers: { Authorization: REDACTED, 'Idempotency-Key': REDACTED } } },
     });
