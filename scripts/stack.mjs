@@ -16,7 +16,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { setTimeout } from 'node:timers';
-import { URL, fileURLToPath } from 'node:url';
+import { URL, fileURLToPath, pathToFileURL } from 'node:url';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const env = process.env;
@@ -139,9 +139,18 @@ function prefixLines(stream, prefix, out) {
 
 const RESTART_DELAY_MS = 1_000;
 
+/**
+ * The telemetry hook as the app resolves it (`--import @retry-safe/app-shell/otel`, what its start script and the
+ * image run): traced, spans exported only when OTEL_EXPORTER_OTLP_ENDPOINT is set.
+ */
+function telemetryHook(service) {
+  const resolve = createRequire(`${root}apps/${service.app}/package.json`).resolve;
+  return pathToFileURL(resolve('@retry-safe/app-shell/otel')).href;
+}
+
 /** Starts a service in its own process group (only this script signals it, once: Ctrl-C would signal it too). */
 function start(service, prefix) {
-  const child = spawn(process.execPath, [service.entry], {
+  const child = spawn(process.execPath, ['--import', telemetryHook(service), service.entry], {
     env: { ...env, ...shared },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from './logging/shell-logger.js';
+import type { TraceExportConfig } from './otel/trace-export.js';
 
 /** An integer variable in `[min, max]` (coerced from the string), with messages that name the range. */
 export function envInt(min: number, max: number) {
@@ -113,6 +114,9 @@ export function envInternalToken() {
     );
 }
 
+/** `OTEL_BSP_SCHEDULE_DELAY` by default (the OpenTelemetry SDK's own default). */
+export const DEFAULT_TRACE_BATCH_DELAY_MS = 5_000;
+
 /** Longest `DRAIN_TIMEOUT_MS` accepted. */
 export const MAX_DRAIN_TIMEOUT_MS = 120_000;
 /** `DRAIN_TIMEOUT_MS` by default: compose's `stop_grace_period` (15 s) leaves it a margin. */
@@ -126,13 +130,17 @@ export function envLogLevel() {
 /**
  * The variables the shell itself reads, spread into every app's schema: `HOST` (the interface to listen on),
  * `DRAIN_TIMEOUT_MS` (how long SIGTERM waits for in-flight requests), `METRICS_HOST` and `METRICS_PORT` (where
- * `GET /metrics` is served when not on the app's port), `LOG_LEVEL` (default `info`). Read them back with
- * {@link shellConfigOf}.
+ * `GET /metrics` is served when not on the app's port), `LOG_LEVEL` (default `info`), `OTEL_EXPORTER_OTLP_ENDPOINT`
+ * and `OTEL_BSP_SCHEDULE_DELAY` (where and how often spans are exported; none without an endpoint). Read them back
+ * with {@link shellConfigOf}.
  * @param defaultHost - `127.0.0.1` for internal services, `0.0.0.0` for the public edge.
  * @param defaultMetricsPort - a port of its own for `/metrics` (the public edge's); unset: the app's port.
  */
 export function shellEnv(defaultHost: string, defaultMetricsPort?: number) {
   return {
+    // Tracing: spans are exported only when an endpoint is set (the telemetry hook starts the SDK either way).
+    OTEL_EXPORTER_OTLP_ENDPOINT: envHttpUrl().optional(),
+    OTEL_BSP_SCHEDULE_DELAY: envInt(1, 60_000).default(DEFAULT_TRACE_BATCH_DELAY_MS),
     HOST: envHost().default(defaultHost),
     DRAIN_TIMEOUT_MS: envInt(0, MAX_DRAIN_TIMEOUT_MS).default(DEFAULT_DRAIN_TIMEOUT_MS),
     METRICS_HOST: envHost().default('127.0.0.1'),
@@ -154,6 +162,8 @@ export interface ShellConfig {
   readonly metricsListener?: { readonly host: string; readonly port: number };
   /** `LOG_LEVEL` (default `info`): the least severe level written. */
   readonly logLevel: LogLevel;
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT` (unset: no span leaves the process) and `OTEL_BSP_SCHEDULE_DELAY` (ms). */
+  readonly traceExport?: TraceExportConfig;
 }
 
 /** What {@link bootstrap} needs of every app's config. */
@@ -169,6 +179,8 @@ export function shellConfigOf(e: {
   readonly METRICS_HOST: string;
   readonly METRICS_PORT?: number | undefined;
   readonly LOG_LEVEL: LogLevel;
+  readonly OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
+  readonly OTEL_BSP_SCHEDULE_DELAY?: number;
 }): ShellConfig {
   return {
     host: e.HOST,
@@ -177,6 +189,14 @@ export function shellConfigOf(e: {
     ...(e.METRICS_PORT === undefined
       ? {}
       : { metricsListener: { host: e.METRICS_HOST, port: e.METRICS_PORT } }),
+    ...(e.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
+      ? {}
+      : {
+          traceExport: {
+            endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
+            scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY ?? DEFAULT_TRACE_BATCH_DELAY_MS,
+          },
+        }),
   };
 }
 

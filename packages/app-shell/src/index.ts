@@ -5,6 +5,7 @@ export { AppShellModule, LOGGING_OPTIONS, SHELL_PATHS } from './shell/app-shell.
 export { DEFAULT_BODY_LIMIT_BYTES, type AppShellOptions } from './shell/app-shell.options.js';
 export { SHELL_APP_OPTIONS, bootstrap, shutdown, type BootstrapOptions } from './shell/bootstrap.js';
 export { drainServer, type DrainResult } from './shell/drain.js';
+export { isTracing, type TraceExportConfig } from './otel/trace-export.js';
 export { ShutdownState } from './health/shutdown-state.js';
 export {
   CALLER_AUTHENTICATOR,
@@ -20,6 +21,7 @@ export {
   ConfigError,
   clusterPrefixProblem,
   DEFAULT_DRAIN_TIMEOUT_MS,
+  DEFAULT_TRACE_BATCH_DELAY_MS,
   MAX_DRAIN_TIMEOUT_MS,
   MIN_INTERNAL_TOKEN_LENGTH,
   envBool,

@@ -1,3 +1,4 @@
+import type { Context, Span } from '@opentelemetry/api';
 import type { AxiosRequestConfig } from 'axios';
 import type { HttpMethod } from './service-client.options.js';
 
@@ -11,6 +12,9 @@ export class CallState {
   attempts = 0;
   nextDelayMs = 0;
   stoppedBy: Stop = undefined;
+  /** The call's span, and the context its attempt spans start under. */
+  span: Span | undefined = undefined;
+  traceContext: Context | undefined = undefined;
 
   constructor(
     readonly method: HttpMethod,

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { RetryBudgetOptions } from './retry-budget.js';
 
 /** HTTP methods the client sends. */
@@ -41,6 +42,17 @@ export interface RetryInfo {
 
 /** Options of {@link createServiceClient}. Give `baseURL` or `baseURLs`. */
 export interface ServiceClientOptions {
+  /**
+   * The service called (`payments`), in span names (`call payments`, `attempt payments`) and attributes.
+   * @default the host of the first base URL
+   */
+  name?: string;
+  /**
+   * Records a span per call and a child span per attempt (its number and outcome), under the caller's active span;
+   * the HTTP instrumentation's client span, and the next hop's server span, sit under the attempt's.
+   * @default the global tracer provider's `@retry-safe/http-client` tracer (a no-op until an SDK is registered)
+   */
+  tracer?: Tracer;
   /** Base URL of the service, e.g. `http://127.0.0.1:3002`. */
   baseURL?: string;
   /** Several base URLs of the same service, used round robin, one per attempt (a retry goes to the next one). */

@@ -1,3 +1,4 @@
+import { context, trace, type Tracer } from '@opentelemetry/api';
 import axios, {
   type AxiosError,
   type AxiosHeaders,
@@ -12,14 +13,19 @@ import { DEFAULT_MIN_ATTEMPT_MS } from './defaults.js';
 import { DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './headers.js';
 import { InvalidRequestError, RequestAbortedError, UpstreamTimeoutError } from './http-client.errors.js';
 import { RetryBudget } from './retry-budget.js';
+import { endCallSpan, recordRetry, startCallSpan, tracedAttempt } from './tracing.js';
 import type {
   CallOptions,
   HttpMethod,
   RequestOptions,
+  RetryInfo,
   ServiceClient,
   ServiceClientOptions,
   ServiceResponse,
 } from './service-client.options.js';
+
+// Every attempt goes through it, retries included: wrapped so that each one runs in its own span.
+const httpAdapter = axios.getAdapter('http');
 
 // What axios would strip or trim from a header value: an idempotency key must never be altered silently.
 const SAFE_HEADER_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
@@ -29,6 +35,15 @@ function safely(hook: () => void): void {
     hook();
   } catch {
     // Hooks feed metrics and recordings; they must not change the outcome of a call.
+  }
+}
+
+/** `payments.internal` for `http://payments.internal:3002`; the URL itself when it does not parse. */
+function hostOf(url: string): string {
+  try {
+    return new URL(url).hostname;
+  } catch {
+    return url;
   }
 }
 
@@ -48,6 +63,8 @@ class AxiosServiceClient implements ServiceClient {
   private readonly budget: RetryBudget | undefined;
   private readonly backoff: { baseDelayMs: number; maxDelayMs: number; random: () => number };
   private nextBaseURL = 0;
+  private readonly tracer: Tracer;
+  private readonly upstream: string;
 
   constructor(private readonly options: ServiceClientOptions) {
     const baseURLs = options.baseURLs ?? (options.baseURL === undefined ? [] : [options.baseURL]);
@@ -59,6 +76,8 @@ class AxiosServiceClient implements ServiceClient {
       });
     }
     this.baseURLs = [...baseURLs];
+    this.tracer = options.tracer ?? trace.getTracer('@retry-safe/http-client');
+    this.upstream = options.name ?? hostOf(baseURLs[0] as string);
     this.retryStatuses = new Set(options.retryStatuses ?? [502, 503, 504]);
     this.attemptTimeoutMs = options.attemptTimeoutMs ?? 2000;
     this.defaultBudgetMs = options.defaultBudgetMs ?? 10_000;
@@ -77,6 +96,13 @@ class AxiosServiceClient implements ServiceClient {
       maxRedirects: 0,
       // Timeouts become ETIMEDOUT instead of ECONNABORTED (which axios-retry's defaults never retry).
       transitional: { silentJSONParsing: true, forcedJSONParsing: true, clarifyTimeoutError: true },
+      adapter: (config) => {
+        const state = stateOf(config);
+        if (state === undefined) return httpAdapter(config);
+        return tracedAttempt(this.tracer, this.upstream, state, config.baseURL, (attempt) =>
+          context.with(attempt, () => httpAdapter(config)),
+        );
+      },
     });
     // Runs before every attempt, retries included: axios-retry re-enters the instance with the same config.
     this.http.interceptors.request.use((config) => {
@@ -124,6 +150,9 @@ class AxiosServiceClient implements ServiceClient {
     }
     this.budget?.deposit();
 
+    const parent = context.active();
+    state.span = startCallSpan(this.tracer, this.upstream, state, parent);
+    state.traceContext = trace.setSpan(parent, state.span);
     const config: ConfigWithState = {
       method,
       url: path,
@@ -139,11 +168,14 @@ class AxiosServiceClient implements ServiceClient {
         headers: toHeaderRecord(response.headers),
         attempts: state.attempts,
       };
+      endCallSpan(state.span, state, { status: response.status });
       return response.status >= 200 && response.status < 300
         ? { ok: true, data: response.data as T, ...common }
         : { ok: false, data: response.data as unknown, ...common };
     } catch (error) {
-      throw toClientError(error, state, options.signal, (failure) => this.isRetryable(failure));
+      const failure = toClientError(error, state, options.signal, (cause) => this.isRetryable(cause));
+      endCallSpan(state.span, state, { error: failure });
+      throw failure;
     }
   }
 
@@ -156,21 +188,21 @@ class AxiosServiceClient implements ServiceClient {
       retryDelay: (_retryCount, error) => stateOf(error.config)?.nextDelayMs ?? 0,
       onRetry: (retryCount, error, config) => {
         const state = stateOf(config);
+        if (state === undefined) return;
+        const info: RetryInfo = {
+          retry: retryCount,
+          attempt: state.attempts,
+          method: state.method,
+          path: state.path,
+          delayMs: state.nextDelayMs,
+          status: error.response?.status,
+          errorCode: error.code,
+          idempotencyKey: state.idempotencyKey,
+          requestId: state.requestId,
+        };
+        safely(() => recordRetry(state.span, info));
         const onRetry = this.options.onRetry;
-        if (state === undefined || onRetry === undefined) return;
-        safely(() =>
-          onRetry({
-            retry: retryCount,
-            attempt: state.attempts,
-            method: state.method,
-            path: state.path,
-            delayMs: state.nextDelayMs,
-            status: error.response?.status,
-            errorCode: error.code,
-            idempotencyKey: state.idempotencyKey,
-            requestId: state.requestId,
-          }),
-        );
+        if (onRetry !== undefined) safely(() => onRetry(info));
       },
     });
   }

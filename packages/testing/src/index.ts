@@ -21,9 +21,22 @@ export {
 export { recordStatements, withTransaction } from './postgres-helpers.js';
 export type { ServerControl } from './server-control.js';
 export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
-export { startServiceProcess, type ServiceProcess, type ServiceProcessOptions } from './service-process.js';
+export {
+  startServiceProcess,
+  telemetryHookFor,
+  type ServiceProcess,
+  type ServiceProcessOptions,
+} from './service-process.js';
 export { childrenOf, trySignal } from './process-tree.js';
 export { startTcpProxy, type ProxyConnection, type TcpProxy, type TcpProxyTarget } from './tcp-proxy.js';
 export { captureProblem, type SentProblem } from './capture-problem.js';
 export { startRedisReplication, type RedisReplicationHandle } from './redis-replication.js';
 export { TEST_INTERNAL_AUTHORIZATION, TEST_INTERNAL_TOKEN } from './credentials.js';
+export {
+  decodeOtlpSpans,
+  startSpanCollector,
+  type CollectedSpan,
+  type SpanAttributeValue,
+  type SpanCollector,
+  type SpanKindName,
+} from './span-collector.js';

@@ -1,4 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { waitFor } from './wait.js';
 
 /** Options for {@link startServiceProcess}. */
@@ -20,6 +22,17 @@ export interface ServiceProcessOptions {
   healthPath?: string;
   /** @default 15_000 */
   startTimeoutMs?: number;
+  /**
+   * Start it as its `start` script does, with the telemetry hook (`--import @retry-safe/app-shell/otel`, resolved
+   * from the entry's own package): traced, and exporting spans when its env sets `OTEL_EXPORTER_OTLP_ENDPOINT`.
+   * @default true
+   */
+  telemetry?: boolean;
+}
+
+/** The telemetry hook as the app at `entry` resolves it (its own dependency on the app shell). */
+export function telemetryHookFor(entry: string): string {
+  return pathToFileURL(createRequire(entry).resolve('@retry-safe/app-shell/otel')).href;
 }
 
 /** A service running as a child process, so a test can SIGKILL and restart it like a crash. */
@@ -43,9 +56,10 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   let child: ChildProcess | undefined;
   let buffer = '';
   const url = `http://127.0.0.1:${port}`;
+  const args = options.telemetry === false ? [entry] : ['--import', telemetryHookFor(entry), entry];
 
   const start = async (): Promise<void> => {
-    const proc = spawn(process.execPath, [entry], {
+    const proc = spawn(process.execPath, args, {
       env: { ...process.env, NODE_OPTIONS: '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

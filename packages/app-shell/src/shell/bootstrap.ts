@@ -4,6 +4,7 @@ import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'node:http';
 import { ConfigError, type ListenConfig } from '../env.js';
 import { ShutdownState } from '../health/shutdown-state.js';
+import { exportTraces, flushTraces } from '../otel/trace-export.js';
 import { drainServer } from './drain.js';
 import { createNestLogger, type ShellLoggerOptions } from '../logging/shell-logger.js';
 import { LOGGING_OPTIONS } from './app-shell.module.js';
@@ -57,6 +58,12 @@ async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Prom
   const logger = createNestLogger(app.get<ShellLoggerOptions>(LOGGING_OPTIONS));
   app.useLogger(logger);
   app.flushLogs();
+  if (config.traceExport !== undefined && !(await exportTraces(config.traceExport))) {
+    logger.warn({
+      msg: 'OTEL_EXPORTER_OTLP_ENDPOINT is set but the telemetry hook is not loaded: no span is exported',
+      hint: 'start with node --import @retry-safe/app-shell/otel',
+    });
+  }
   if (options.securityHeaders === true) app.useSecurityHeaders();
   options.configureServer?.(app.getHttpServer());
   let stopping: Promise<void> | undefined;
@@ -93,5 +100,7 @@ export async function shutdown(
   const { timedOut } = await drainServer(app.getHttpServer() as Server, drainTimeoutMs);
   if (timedOut) logger.warn({ msg: 'drain timed out: connections cut', drainTimeoutMs });
   await app.close();
+  // Last: the spans of the requests just drained, and of the closing itself.
+  await flushTraces();
   logger.log({ msg: 'stopped' });
 }

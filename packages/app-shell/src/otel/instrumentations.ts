@@ -1,0 +1,47 @@
+import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
+import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
+import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
+import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+// Probes and scenario controls, not work: a trace per health poll would bury the requests.
+const UNTRACED_PATHS = /^\/(?:health(?:\/|$|\?)|metrics(?:$|\?)|__)/;
+
+/** Headers recorded on server spans; never the key nor a credential (they are not in the list). */
+const SERVER_HEADERS = {
+  requestHeaders: ['x-request-id'],
+  responseHeaders: ['idempotent-replayed', 'x-retry-exhausted'],
+};
+
+/** Names a server span after its route template (`POST /v1/orders/:orderId/payments`), once Express matched it. */
+function nameAfterRoute(
+  span: { setAttribute(key: string, value: string): unknown; updateName(name: string): unknown },
+  request: unknown,
+  response: unknown,
+): void {
+  if (!(typeof (response as ServerResponse).getHeader === 'function')) return;
+  const route = (request as IncomingMessage & { route?: { path?: unknown } }).route?.path;
+  if (typeof route !== 'string') return;
+  span.setAttribute('http.route', route);
+  span.updateName(`${(request as IncomingMessage).method ?? 'GET'} ${route}`);
+}
+
+/**
+ * HTTP (server and client spans, W3C `traceparent` in and out), ioredis and pg. Redis and SQL spans only under a
+ * span (no trace per queue poll or outbox round), and Redis statements as the command name alone: keys carry
+ * idempotency keys, which never go into a span.
+ */
+export function serviceInstrumentations(): NodeSDKConfiguration['instrumentations'] {
+  return [
+    new HttpInstrumentation({
+      ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),
+      applyCustomAttributesOnSpan: nameAfterRoute,
+      headersToSpanAttributes: { server: SERVER_HEADERS },
+    }),
+    new IORedisInstrumentation({
+      requireParentSpan: true,
+      dbStatementSerializer: (command) => command,
+    }),
+    new PgInstrumentation({ requireParentSpan: true }),
+  ];
+}
