@@ -11,7 +11,7 @@ import type { ClaimRequest, RecordId } from './store.js';
 import { assertIntegerIn, assertOneOf, assertValidKey } from './validation.js';
 
 /** The coordinator's options with every default applied. */
-export type Settings = Required<Omit<CoordinatorOptions, 'onEvent'>>;
+export type Settings = Required<Omit<CoordinatorOptions, 'onEvent' | 'tracer'>>;
 
 /** One `coordinate` call, validated, with the options in force for it. */
 export interface Call<T> extends RecordId {

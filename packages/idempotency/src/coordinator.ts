@@ -1,3 +1,4 @@
+import { trace, type Tracer } from '@opentelemetry/api';
 import { assertValidSettings, prepareCall, type Call, type Settings } from './call.js';
 import {
   IdempotencyCorruptRecordError,
@@ -27,9 +28,16 @@ import {
   type TransactionalAction,
 } from './transactional.js';
 import { runAsOwner, unencodableError, type IdempotentAction } from './owner-run.js';
+import { spanEvent, traceCoordinate } from './tracing.js';
 import { InFlightWait } from './waiting.js';
 
 export type { IdempotentAction } from './owner-run.js';
+
+const OUTCOME_EVENTS: ReadonlySet<string> = new Set([
+  IdempotencyEventType.Hit,
+  IdempotencyEventType.Miss,
+  IdempotencyEventType.KeyReuse,
+]);
 
 /** A claim that found something other than a live reservation of another owner. */
 type SettledClaim = Exclude<ClaimResult, { status: typeof ClaimStatus.InProgress }>;
@@ -45,6 +53,7 @@ type SettledClaim = Exclude<ClaimResult, { status: typeof ClaimStatus.InProgress
 export class IdempotencyCoordinator {
   private readonly settings: Settings;
   private readonly onEvent: ((event: IdempotencyEvent) => void) | undefined;
+  private readonly tracer: Tracer | undefined;
 
   constructor(
     private readonly store: IdempotencyStore,
@@ -59,6 +68,7 @@ export class IdempotencyCoordinator {
       onStoreUnavailable: options.onStoreUnavailable ?? IDEMPOTENCY_DEFAULTS.onStoreUnavailable,
     };
     this.onEvent = options.onEvent;
+    this.tracer = options.tracer;
     assertValidSettings(this.settings);
   }
 
@@ -83,7 +93,17 @@ export class IdempotencyCoordinator {
   }
 
   /** Like {@link coordinate}, and tells how the value was obtained (executed, replayed, unprotected). */
-  async coordinateWithOutcome<T>(
+  coordinateWithOutcome<T>(
+    request: CoordinateRequest<T>,
+    action: IdempotentAction<T>,
+  ): Promise<CoordinatedResult<T>> {
+    if (this.tracer === undefined) return this.claimAndSettle(request, action);
+    return traceCoordinate(this.tracer, request, false, action, (traced) =>
+      this.claimAndSettle(request, traced),
+    );
+  }
+
+  private async claimAndSettle<T>(
     request: CoordinateRequest<T>,
     action: IdempotentAction<T>,
   ): Promise<CoordinatedResult<T>> {
@@ -146,12 +166,16 @@ export class IdempotencyCoordinator {
         'coordinateInTransaction needs a store that supports transactions',
       );
     }
-    const call = prepareCall(request, this.settings);
-    return coordinateInTransaction(this.store, call, transaction, action, {
-      emit: (type) => this.emit(type, call),
-      decode: (payload) => this.decode(call, payload),
-      unencodable: (cause) => unencodableError(call, cause),
-    });
+    const store = this.store;
+    const run = (act: TransactionalAction<T, Tx>): Promise<CoordinatedResult<T>> => {
+      const call = prepareCall(request, this.settings);
+      return coordinateInTransaction(store, call, transaction, act, {
+        emit: (type) => this.emit(type, call),
+        decode: (payload) => this.decode(call, payload),
+        unencodable: (cause) => unencodableError(call, cause),
+      });
+    };
+    return this.tracer === undefined ? run(action) : traceCoordinate(this.tracer, request, true, action, run);
   }
 
   /** Acts on a claim that decided the call: run as the owner, replay, or refuse. */
@@ -236,6 +260,10 @@ export class IdempotencyCoordinator {
   }
 
   private emit(type: IdempotencyEvent['type'], call: Call<unknown>, durationMs?: number): void {
+    // Hits, misses and key reuse are the span's outcome; the rest (waits, renewals, store errors) its events.
+    if (this.tracer !== undefined && !OUTCOME_EVENTS.has(type)) {
+      spanEvent(trace.getActiveSpan(), type, durationMs ?? Date.now() - call.startedAt);
+    }
     if (!this.onEvent) return;
     try {
       this.onEvent({

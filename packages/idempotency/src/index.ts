@@ -15,3 +15,4 @@ export { canonicalJson, fingerprintOf, type FingerprintValue } from './fingerpri
 export { idempotencyKeyProblem } from './validation.js';
 export * from './store.js';
 export * from './key-header.js';
+export { IdempotencySpanAttribute, IdempotencyTraceOutcome, idempotencyKeyHash } from './tracing.js';

@@ -1,3 +1,4 @@
+import type { Tracer } from '@opentelemetry/api';
 import type { Codec } from './codecs.js';
 
 /** What a caller does when another owner holds the key. */
@@ -94,6 +95,14 @@ export interface CoordinatorOptions {
   onStoreUnavailable?: StoreUnavailablePolicy;
   /** Receives every outcome; must not throw (errors are swallowed). */
   onEvent?: (event: IdempotencyEvent) => void;
+  /**
+   * Records a span `idempotency.coordinate` per call (`idempotency.operation`, `idempotency.outcome`,
+   * `idempotency.fencing_token`, `idempotency.key_hash`: never the key itself), active while the store and the
+   * action run, with waits, renewals and store errors as its events. Only `@opentelemetry/api` is used: the
+   * service registers the SDK.
+   * @default undefined (no span)
+   */
+  tracer?: Tracer;
 }
 
 /** One idempotent call. */
