@@ -62,6 +62,7 @@ export class OrdersClient {
     private readonly settings: RuntimeSettings<GatewaySettings>,
   ) {
     const common = {
+      name: 'orders',
       baseURLs: config.ordersUrls,
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
       attemptDeadlineMarginMs: HOP_DEADLINE_MARGIN_MS,

@@ -1,6 +1,8 @@
 import { hostname } from 'node:os';
 import { Inject, Module, Optional, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
 import { BullModule, Processor } from '@nestjs/bullmq';
+import { trace } from '@opentelemetry/api';
+import { BullMQOtel } from 'bullmq-otel';
 import { type IdempotencyEvent } from '@retry-safe/idempotency';
 import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
@@ -58,6 +60,8 @@ export class InvoicesModule implements OnApplicationShutdown {
           // prefix's hash tag keeps every key of a queue in one slot (checked at start-up).
           connection: cluster ?? { url: config.redisUrl, maxRetriesPerRequest: null },
           prefix: config.worker.prefix,
+          // BullMQ's own spans: each delivery's `process` span continues the trace of the request that queued it.
+          telemetry: new BullMQOtel({ tracerName: 'invoice-worker' }),
         }),
         // Registering the queue is what makes @nestjs/bullmq discover @Processor classes and start their Worker.
         BullModule.registerQueue({ name: INVOICES_QUEUE }, { name: DEAD_LETTER_QUEUE }),
@@ -72,6 +76,7 @@ export class InvoicesModule implements OnApplicationShutdown {
               leaseMs: config.idempotency.leaseMs,
               renewLease: config.idempotency.renewLease,
               onEvent: (event: IdempotencyEvent) => metrics.idempotencyEvents.inc({ type: event.type }),
+              tracer: trace.getTracer('invoice-worker'),
             },
           }),
         }),

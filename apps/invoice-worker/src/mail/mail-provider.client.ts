@@ -48,6 +48,7 @@ export class MailProviderClient {
 
   constructor(@Inject(APP_CONFIG) config: AppConfig) {
     this.http = createServiceClient({
+      name: 'mail-provider',
       baseURL: config.mailProvider.url,
       attemptTimeoutMs: config.mailProvider.timeoutMs,
       retries: 2,

@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import {
   Global,
   Inject,
@@ -115,7 +116,10 @@ export class DatabaseModule {
           inject: [HANDLE],
           // Transactional calls only: a duplicate waits on the record's unique index, never on a lease.
           useFactory: (h: OrdersDatabaseHandle) =>
-            new IdempotencyCoordinator(h.store, { inFlight: InFlightMode.Raise }),
+            new IdempotencyCoordinator(h.store, {
+              inFlight: InFlightMode.Raise,
+              tracer: trace.getTracer('orders'),
+            }),
         },
         DatabaseShutdown,
       ],

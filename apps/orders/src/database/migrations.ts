@@ -75,6 +75,12 @@ const migrations: Record<string, Migration> = {
       );
     },
   },
+  '0003-outbox-trace-context': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // The trace of the request that wrote the row, so the job's deliveries continue it (null: not traced).
+      await db.schema.alterTable('invoice_outbox').addColumn('trace_context', 'text').execute();
+    },
+  },
 };
 
 /** The migrations of this build, for Kysely's Migrator (in code, so `dist/` needs no SQL files beside it). */

@@ -47,6 +47,11 @@ export interface InvoiceOutboxTable {
   order_id: string;
   version: number;
   payload: ColumnType<InvoiceJob, string, string>;
+  /**
+   * The W3C trace context (`{"traceparent":...}`) of the request that wrote the row, in the form of BullMQ's
+   * telemetry metadata: the job carries it, so every delivery continues that request's trace. Null: not traced.
+   */
+  trace_context: ColumnType<string | null, string | null, never>;
   created_at: CreatedAt;
   published_at: ColumnType<Date | null, Date | undefined, Date>;
 }

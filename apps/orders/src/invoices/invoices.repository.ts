@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { context, propagation } from '@opentelemetry/api';
 import type { InvoiceJob } from '@retry-safe/contracts';
 import { sql, type Kysely, type Transaction } from 'kysely';
 import { ORDERS_DB } from '../database/database.module.js';
@@ -12,6 +13,15 @@ export interface OutboxRow {
   readonly id: string;
   readonly deliveryId: string;
   readonly payload: InvoiceJob;
+  /** The writing request's trace context, as BullMQ's telemetry metadata; null when it was not traced. */
+  readonly traceContext: string | null;
+}
+
+/** The active span's W3C trace context as BullMQ's telemetry metadata (JSON of the carrier), or null. */
+function currentTraceContext(): string | null {
+  const carrier: Record<string, string> = {};
+  propagation.inject(context.active(), carrier);
+  return Object.keys(carrier).length === 0 ? null : JSON.stringify(carrier);
 }
 
 /** The SQL of invoice requests and their outbox. */
@@ -55,6 +65,7 @@ export class InvoicesRepository {
         order_id: job.orderId,
         version: job.invoiceVersion,
         payload: JSON.stringify(job),
+        trace_context: currentTraceContext(),
       })
       .execute();
     await sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx);
@@ -85,14 +96,19 @@ export class InvoicesRepository {
   async claimUnpublished(trx: Transaction<OrdersDatabase>, limit: number): Promise<OutboxRow[]> {
     const rows = await trx
       .selectFrom('invoice_outbox')
-      .select(['id', 'delivery_id', 'payload'])
+      .select(['id', 'delivery_id', 'payload', 'trace_context'])
       .where('published_at', 'is', null)
       .orderBy('id')
       .limit(limit)
       .forUpdate()
       .skipLocked()
       .execute();
-    return rows.map((row) => ({ id: row.id, deliveryId: row.delivery_id, payload: row.payload }));
+    return rows.map((row) => ({
+      id: row.id,
+      deliveryId: row.delivery_id,
+      payload: row.payload,
+      traceContext: row.trace_context,
+    }));
   }
 
   /** Marks rows published (in the transaction that claimed them). */

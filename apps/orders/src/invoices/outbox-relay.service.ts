@@ -8,6 +8,7 @@ import {
 import { REDIS_CLIENT } from '@retry-safe/app-shell';
 import { INVOICES_QUEUE, INVOICE_JOB_NAME, type InvoiceJob } from '@retry-safe/contracts';
 import { Queue } from 'bullmq';
+import { BullMQOtel } from 'bullmq-otel';
 import type { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
@@ -46,6 +47,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       // The shared client fails fast while Redis is down: a round fails, its rows wait for the next one.
       connection: redis,
       prefix: config.bullmqPrefix,
+      telemetry: new BullMQOtel({ tracerName: 'orders' }),
       defaultJobOptions: {
         attempts: 5,
         // jitter 1: each delay drawn in [0, 2^n s], so jobs that failed together do not come back together.
@@ -130,7 +132,15 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       const rows = await this.invoices.claimUnpublished(trx, this.config.outbox.batchSize);
       if (rows.length === 0) return 0;
       await this.queue.addBulk(
-        rows.map((row) => ({ name: INVOICE_JOB_NAME, data: row.payload, opts: { jobId: row.deliveryId } })),
+        rows.map((row) => ({
+          name: INVOICE_JOB_NAME,
+          data: row.payload,
+          // The request's trace, not this round's: the worker's deliveries then sit in the trace of the request.
+          opts: {
+            jobId: row.deliveryId,
+            ...(row.traceContext === null ? {} : { telemetry: { metadata: row.traceContext } }),
+          },
+        })),
       );
       await this.faults.trip(OrderFaultPoint.AfterPublish, { 'delivery-id': rows[0]?.deliveryId ?? '' });
       await this.invoices.markPublished(

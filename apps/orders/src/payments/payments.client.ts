@@ -24,6 +24,7 @@ export class PaymentsClient {
 
   constructor(@Inject(ORDERS_CONFIG) config: OrdersConfig, metrics: MetricsService) {
     this.client = createServiceClient({
+      name: 'payments',
       baseURLs: config.paymentsUrls,
       retries: config.upstream.retries,
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,

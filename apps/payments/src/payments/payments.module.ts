@@ -1,4 +1,5 @@
 import { Module } from '@nestjs/common';
+import { trace } from '@opentelemetry/api';
 import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
 import { REDIS_CLIENT } from '@retry-safe/app-shell';
@@ -26,6 +27,7 @@ import { PaymentsService } from './payments.service.js';
           renewLease: config.idempotency.renewLease,
           onStoreUnavailable: config.idempotency.onStoreUnavailable,
           onEvent: (event) => metrics.idempotencyEvents.inc({ type: event.type }),
+          tracer: trace.getTracer('payments'),
         },
       }),
     }),

@@ -58,6 +58,7 @@ export class ProviderClient {
   constructor(@Inject(PAYMENTS_CONFIG) config: PaymentsConfig, metrics: MetricsService) {
     this.timeoutMs = config.provider.timeoutMs;
     this.client = createServiceClient({
+      name: 'provider',
       baseURL: config.provider.url,
       retries: config.provider.retries,
       attemptTimeoutMs: config.provider.timeoutMs,
