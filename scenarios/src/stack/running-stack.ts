@@ -1,5 +1,5 @@
 /** A started stack: its URLs, its processes, and the controls the suites and the scenarios use. */
-import type { PostgresHandle, RedisHandle, ServiceProcess } from '@retry-safe/testing';
+import type { PostgresHandle, RedisHandle, ServiceProcess, SpanCollector } from '@retry-safe/testing';
 import type { Redis } from 'ioredis';
 import type { FaultRule, FaultSnapshot } from '../engine/target.js';
 import type { ProviderCharge, ServiceEnv, ServiceName, Stack } from './stack-types.js';
@@ -16,6 +16,7 @@ export class RunningStack implements Stack {
     private readonly services: StackServices,
     withWorker: boolean,
     database: { readonly databaseUrl: string; readonly postgres: PostgresHandle | undefined },
+    readonly traces: SpanCollector | undefined = undefined,
   ) {
     this.databaseUrl = database.databaseUrl;
     this.postgres = database.postgres;
@@ -95,6 +96,7 @@ export class RunningStack implements Stack {
       const res = await fetch(`${this.urls.provider}/v1/${ledger}`, { method: 'DELETE' });
       if (res.status !== 204) throw new Error(`DELETE provider/v1/${ledger} answered ${res.status}`);
     }
+    this.traces?.clear();
   }
 
   async close(): Promise<void> {
@@ -102,6 +104,7 @@ export class RunningStack implements Stack {
     this.client?.disconnect();
     await this.redis.close();
     await this.postgres?.close();
+    await this.traces?.close();
   }
 }
 

@@ -1,5 +1,5 @@
 /** The types of a scenario stack: its services, options and the handle a running one gives. */
-import type { RedisHandle, ServiceProcess, StartRedisOptions } from '@retry-safe/testing';
+import type { RedisHandle, ServiceProcess, SpanCollector, StartRedisOptions } from '@retry-safe/testing';
 import type { FaultRule, FaultSnapshot } from '../engine/target.js';
 
 /** The services a stack can run. */
@@ -31,6 +31,11 @@ export interface StackOptions {
   databaseUrl?: string;
   /** Print every service's output, prefixed. @default process.env.E2E_LOGS === '1' */
   logs?: boolean;
+  /**
+   * Collect every service's spans in this process: a {@link SpanCollector} the services export to over OTLP/HTTP
+   * (`OTEL_EXPORTER_OTLP_ENDPOINT`, batches sent every 50 ms), as `stack.traces`. @default false
+   */
+  traces?: boolean;
 }
 
 /** A row of provider-sim's `GET /v1/charges`. */
@@ -47,6 +52,8 @@ export interface Stack {
   readonly redis: RedisHandle;
   /** `DATABASE_URL` of orders. */
   readonly databaseUrl: string;
+  /** The spans the services exported, when started with `traces: true` (cleared by {@link Stack.reset}). */
+  readonly traces: SpanCollector | undefined;
   /** Base URL of each running service (for payments and orders: the first replica). */
   readonly urls: Readonly<Record<Exclude<ServiceName, 'worker'>, string>> & { readonly worker?: string };
   /** The processes of a service (payments and orders may have several), to kill or restart them. */

@@ -5,7 +5,14 @@
  * port, with fault injection on and the two demo tenants. Build first (`pnpm build`).
  */
 import { existsSync } from 'node:fs';
-import { startPostgres, startRedis, type PostgresHandle, type RedisHandle } from '@retry-safe/testing';
+import {
+  startPostgres,
+  startRedis,
+  startSpanCollector,
+  type PostgresHandle,
+  type RedisHandle,
+  type SpanCollector,
+} from '@retry-safe/testing';
 import { Redis } from 'ioredis';
 import { DEMO_INTERNAL_TOKEN } from '../demo-tenants.js';
 import { RunningStack } from './running-stack.js';
@@ -29,8 +36,14 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     options.redisUrl === undefined
       ? await startRedis({ ...options.redis, controllable: true })
       : externalRedis(options.redisUrl);
+  const traces = options.traces === true ? await startSpanCollector() : undefined;
   const services = new StackServices(
-    { FAULTS_ENABLED: 'true', REDIS_URL: redis.url, INTERNAL_TOKEN: DEMO_INTERNAL_TOKEN },
+    {
+      FAULTS_ENABLED: 'true',
+      REDIS_URL: redis.url,
+      INTERNAL_TOKEN: DEMO_INTERNAL_TOKEN,
+      ...(traces === undefined ? {} : traceExportEnv(traces)),
+    },
     options.logs,
   );
   let postgres: PostgresHandle | undefined;
@@ -39,13 +52,19 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     const databaseUrl = options.databaseUrl ?? (postgres as PostgresHandle).url;
     const orders = { DATABASE_URL: databaseUrl, ...options.orders };
     await services.launchAll(await serviceSpecs({ ...options, orders }));
-    return new RunningStack(redis, services, Boolean(options.worker), { databaseUrl, postgres });
+    return new RunningStack(redis, services, Boolean(options.worker), { databaseUrl, postgres }, traces);
   } catch (error) {
     await services.stopAll();
     await redis.close();
     await postgres?.close();
+    await traces?.close();
     throw error;
   }
+}
+
+/** Every service exports its spans to `collector`, in batches sent every 50 ms (a test waits that long at most). */
+function traceExportEnv(collector: SpanCollector): Record<string, string> {
+  return { OTEL_EXPORTER_OTLP_ENDPOINT: collector.url, OTEL_BSP_SCHEDULE_DELAY: '50' };
 }
 
 /** A handle on a Redis this stack does not own: no control, and closing it leaves it running. */

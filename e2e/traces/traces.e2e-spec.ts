@@ -1,0 +1,135 @@
+/**
+ * Traces (issue 16): every service exports its spans to a collector in this process (real spans over OTLP/HTTP),
+ * and one client action is one trace across the hops, their retries and the queue's redeliveries. The rows are
+ * the shared scenario definitions (chain: payments' and orders' answers each lost once; jobs: the first
+ * acknowledgement fails), so the traffic is the one the tables count.
+ */
+import { describe, expect, it } from '@jest/globals';
+import {
+  chainScenario,
+  jobsScenario,
+  runRow,
+  stackTarget,
+  type Scenario,
+  type ScenarioRow,
+} from '@retry-safe/scenarios';
+import type { CollectedSpan } from '@retry-safe/testing';
+import { useStack } from '../support/stack.js';
+import { Trace, collectTrace } from '../support/traces.js';
+
+const rowOf = <D>(scenario: Scenario<D>, design: string): ScenarioRow<D> => {
+  const row = scenario.rows.find((r) => r.design === design);
+  if (row === undefined) throw new Error(`${scenario.name} has no row ${design}`);
+  return row;
+};
+
+const server = (route: string) => (span: CollectedSpan) => span.kind === 'server' && span.name === route;
+const outcome = (span: CollectedSpan | undefined) => span?.attributes['idempotency.outcome'];
+const attempts = (trace: Trace, call: CollectedSpan) =>
+  trace
+    .children(call)
+    .map((attempt) => [attempt.attributes['retry_safe.attempt'], attempt.attributes['retry_safe.outcome']]);
+
+describe('traces: one client action, one trace', () => {
+  const stack = useStack({ traces: true, worker: true });
+
+  it('chain: a payment whose answers are lost twice is one trace: orders 2 server spans, payments 3, one charge', async () => {
+    const running = stack();
+    const result = await runRow(chainScenario, rowOf(chainScenario, 'key propagated'), stackTarget(running), {
+      diagram: false,
+    });
+    expect(result.matches).toBe(true);
+    const collector = running.traces!;
+    const trace = await collectTrace(
+      collector,
+      server('POST /v1/orders/:orderId/payments'),
+      (t) =>
+        t.of('payments', { kind: 'server' }).length === 3 && t.of('gateway', { kind: 'server' }).length === 1,
+    );
+
+    expect(trace.orphans()).toEqual([]);
+    const [gateway] = trace.of('gateway', { kind: 'server' });
+    const orders = trace.of('orders', { kind: 'server' });
+    const payments = trace.of('payments', { kind: 'server' });
+    const charges = trace.of('provider-sim', { kind: 'server', name: 'POST /v1/charges' });
+    expect([gateway?.name, orders.map((s) => s.name), payments.map((s) => s.name)]).toEqual([
+      'POST /v1/orders/:orderId/payments',
+      ['POST /v1/orders/:orderId/payments', 'POST /v1/orders/:orderId/payments'],
+      ['POST /v1/payments', 'POST /v1/payments', 'POST /v1/payments'],
+    ]);
+    expect(charges).toHaveLength(1);
+    // Nothing of this payment went into another trace.
+    const everywhere = collector.spans().filter((s) => s.kind === 'server' && s.name === 'POST /v1/payments');
+    expect(everywhere).toHaveLength(3);
+
+    // The gateway's retry: one call span under its server span, attempt 1 lost, attempt 2 answered.
+    const gatewayCall = trace.child(gateway as CollectedSpan, 'call orders');
+    expect(attempts(trace, gatewayCall)).toEqual([
+      [1, 'network_error'],
+      [2, 'ok'],
+    ]);
+    const gatewayAttempts = trace.children(gatewayCall);
+    expect(orders.map((span) => trace.attemptThatSent(span)?.spanId)).toEqual(
+      gatewayAttempts.map((span) => span.spanId),
+    );
+
+    // orders' retry of payments in its first request; its second request (the gateway's retry) calls once.
+    const ordersCalls = orders.map((span) => trace.child(span, 'call payments'));
+    expect(ordersCalls.map((call) => attempts(trace, call))).toEqual([
+      [
+        [1, 'network_error'],
+        [2, 'ok'],
+      ],
+      [[1, 'ok']],
+    ]);
+    const ordersAttempts = ordersCalls.flatMap((call) => trace.children(call));
+    expect(payments.map((span) => trace.attemptThatSent(span)?.spanId)).toEqual(
+      ordersAttempts.map((span) => span.spanId),
+    );
+
+    // payments executed once (the one charge under that span) and replayed twice.
+    const coordinated = payments.map((span) => trace.child(span, 'idempotency.coordinate'));
+    expect(coordinated.map(outcome)).toEqual(['executed', 'replayed', 'replayed']);
+    const tokens = new Set(coordinated.map((span) => span.attributes['idempotency.fencing_token']));
+    expect(tokens.size).toBe(1);
+    const providerCall = trace.child(coordinated[0] as CollectedSpan, 'call provider');
+    expect(trace.attemptThatSent(charges[0] as CollectedSpan)?.parentSpanId).toBe(providerCall.spanId);
+  });
+
+  it('jobs: an invoice whose first acknowledgement failed is one trace: the request, two deliveries, one email', async () => {
+    const running = stack();
+    const result = await runRow(jobsScenario, rowOf(jobsScenario, 'protected'), stackTarget(running), {
+      diagram: false,
+    });
+    expect(result.matches).toBe(true);
+    const collector = running.traces!;
+    const trace = await collectTrace(
+      collector,
+      server('POST /v1/orders/:orderId/invoices'),
+      (t) =>
+        t.of('invoice-worker', { kind: 'consumer' }).length === 2 &&
+        t.of('invoice-worker', { name: 'idempotency.coordinate' }).length === 2,
+    );
+
+    expect(trace.orphans()).toEqual([]);
+    const [ordersRequest] = trace.of('orders', { kind: 'server', name: 'POST /v1/orders/:orderId/invoices' });
+    expect(trace.of('gateway', { kind: 'server' }).map((span) => span.name)).toEqual([
+      'POST /v1/orders/:orderId/invoices',
+    ]);
+    // Both deliveries continue the request that wrote the outbox row (not the relay's round).
+    const deliveries = trace.of('invoice-worker', { kind: 'consumer' });
+    expect(deliveries.map((span) => [span.name, span.parentSpanId])).toEqual([
+      ['process invoices', ordersRequest?.spanId],
+      ['process invoices', ordersRequest?.spanId],
+    ]);
+    const coordinated = deliveries.map((span) => trace.child(span, 'idempotency.coordinate'));
+    expect(coordinated.map(outcome)).toEqual(['executed', 'replayed']);
+    const emails = trace.of('provider-sim', { kind: 'server', name: 'POST /v1/emails' });
+    expect(emails).toHaveLength(1);
+    expect(collector.spans().filter((s) => s.kind === 'server' && s.name === 'POST /v1/emails')).toHaveLength(
+      1,
+    );
+    const mailCall = trace.child(coordinated[0] as CollectedSpan, 'call mail-provider');
+    expect(trace.attemptThatSent(emails[0] as CollectedSpan)?.parentSpanId).toBe(mailCall.spanId);
+  });
+});
