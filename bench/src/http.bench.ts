@@ -10,6 +10,8 @@
  *
  * Optional: PAYMENTS_BODY (the JSON body), HTTP_BENCH_SECONDS (default 10), HTTP_BENCH_CONNECTIONS (default 32),
  * HTTP_BENCH_REPLAY_KEYS (default 500). Only loopback URLs are accepted: this load must never leave the machine.
+ * HTTP_BENCH_TRACING=1 (own stack only) adds a third payments, coordinator on, started with the telemetry hook and
+ * exporting its spans to a local sink, and prints its throughput against the untraced coordinator-on process.
  * Writes bench/results/http.json.
  */
 import { randomUUID } from 'node:crypto';
@@ -50,7 +52,8 @@ const DEFAULT_BODY = JSON.stringify({
 });
 
 async function main(): Promise<void> {
-  const own = process.env['PAYMENTS_URL'] ? undefined : await startOwnStack();
+  const tracing = process.env['HTTP_BENCH_TRACING'] === '1';
+  const own = process.env['PAYMENTS_URL'] ? undefined : await startOwnStack({ tracing });
   try {
     await measure(own);
   } finally {
@@ -77,17 +80,21 @@ async function measure(own: OwnStack | undefined): Promise<void> {
       url: onUrl,
       nextKey: () => replayKeys[replayIndex++ % replayKeys.length]!,
     },
+    ...(own?.tracedUrl === undefined
+      ? []
+      : [{ name: 'coordinator on, fresh keys, traced', url: own.tracedUrl, nextKey: () => randomUUID() }]),
   ];
 
   const results = await interleavedRounds(scenarios, body, seconds, connections);
   const comparisons = againstOff(results);
   printResults(results, comparisons);
+  const tracingCost = tracedAgainstUntraced(results, own?.sink?.receivedBytes() ?? 0);
 
   const file = new URL('../results/http.json', import.meta.url);
   await mkdir(new URL('.', file), { recursive: true });
   await writeFile(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), seconds, connections, results, comparisons }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), seconds, connections, results, comparisons, ...(tracingCost === undefined ? {} : { tracingCost }) }, null, 2)}\n`,
   );
   console.error(`wrote ${file.pathname}`);
 }
@@ -131,6 +138,23 @@ function againstOff(results: readonly ScenarioResult[]) {
           throughputRatio: round(result.requestsPerSecond / off.requestsPerSecond),
         }))
     : [];
+}
+
+/** The traced process against the untraced one (both coordinator on, fresh keys), printed; undefined untraced. */
+function tracedAgainstUntraced(results: readonly ScenarioResult[], exportedBytes: number) {
+  const traced = results.find((result) => result.name.endsWith(', traced'));
+  const untraced = results.find((result) => result.name === 'coordinator on, fresh keys');
+  if (traced === undefined || untraced === undefined) return undefined;
+  const cost = {
+    throughputRatio: round(traced.requestsPerSecond / untraced.requestsPerSecond),
+    addedLatencyP50Ms: round(traced.latencyMs.p50 - untraced.latencyMs.p50),
+    addedLatencyP99Ms: round(traced.latencyMs.p99 - untraced.latencyMs.p99),
+    exportedBytes,
+  };
+  console.log(
+    `tracing (hook + OTLP exporter to a local sink, ${exportedBytes} bytes of spans received): throughput ${cost.throughputRatio}x of untraced, ${signed(cost.addedLatencyP50Ms)} ms p50, ${signed(cost.addedLatencyP99Ms)} ms p99`,
+  );
+  return cost;
 }
 
 function printResults(results: readonly ScenarioResult[], comparisons: ReturnType<typeof againstOff>): void {

@@ -7,6 +7,7 @@ import {
   type ServiceProcess,
 } from '@retry-safe/testing';
 import { repoRoot } from './repo-root.js';
+import { startSpanSink, type SpanSink } from './span-sink.js';
 
 /**
  * What every call to payments carries: payments accepts only callers holding the internal credential, the own
@@ -18,17 +19,22 @@ export const INTERNAL_AUTHORIZATION = `Bearer ${process.env['INTERNAL_TOKEN'] ??
 export interface OwnStack {
   readonly onUrl: string;
   readonly offUrl: string;
+  /** Coordinator on, traced, exporting to {@link OwnStack.sink}: only with `tracing`. */
+  readonly tracedUrl: string | undefined;
+  readonly sink: SpanSink | undefined;
   close(): Promise<void>;
 }
 
 /**
  * A private redis-server, provider-sim and two payments processes from the built tree, one with the coordinator on
- * and one with it off, each on a free port.
+ * and one with it off, each on a free port, untraced (no telemetry hook). With `tracing`, a third payments process,
+ * coordinator on, with the telemetry hook and `OTEL_EXPORTER_OTLP_ENDPOINT` set to a local span sink.
  */
-export async function startOwnStack(): Promise<OwnStack> {
+export async function startOwnStack({ tracing = false } = {}): Promise<OwnStack> {
   const root = repoRoot();
   const redis = await startPrivateRedisServer();
   const started: ServiceProcess[] = [];
+  const sink = tracing ? await startSpanSink() : undefined;
   try {
     const providerPort = await freePort();
     started.push(
@@ -37,22 +43,26 @@ export async function startOwnStack(): Promise<OwnStack> {
         entry: `${root}apps/provider-sim/dist/main.js`,
         port: providerPort,
         env: { PROVIDER_PORT: String(providerPort) },
+        telemetry: false,
       }),
     );
-    const payments = async (enabled: boolean): Promise<string> => {
+    const payments = async (enabled: boolean, traced = false): Promise<string> => {
       const port = await freePort();
+      const design = traced ? 'traced' : enabled ? 'on' : 'off';
       started.push(
         await startServiceProcess({
-          name: `payments-${enabled ? 'on' : 'off'}`,
+          name: `payments-${design}`,
           entry: `${root}apps/payments/dist/main.js`,
           port,
+          telemetry: traced,
           env: {
+            ...(traced && sink !== undefined ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}),
             PAYMENTS_PORT: String(port),
             PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
             REDIS_URL: redis.url,
             INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
             IDEMPOTENCY_ENABLED: String(enabled),
-            IDEMPOTENCY_KEY_PREFIX: `bench-http-${enabled ? 'on' : 'off'}:`,
+            IDEMPOTENCY_KEY_PREFIX: `bench-http-${design}:`,
           },
         }),
       );
@@ -60,17 +70,22 @@ export async function startOwnStack(): Promise<OwnStack> {
     };
     const onUrl = await payments(true);
     const offUrl = await payments(false);
+    const tracedUrl = tracing ? await payments(true, true) : undefined;
     return {
       onUrl,
       offUrl,
+      tracedUrl,
+      sink,
       close: async () => {
         await Promise.all(started.map((service) => service.kill('SIGTERM')));
         await redis.close();
+        await sink?.close();
       },
     };
   } catch (error) {
     await Promise.all(started.map((service) => service.kill('SIGKILL')));
     await redis.close();
+    await sink?.close();
     throw error;
   }
 }
