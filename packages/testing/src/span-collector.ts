@@ -88,25 +88,24 @@ export function decodeOtlpSpans(request: OtlpRequest): CollectedSpan[] {
   return (request.resourceSpans ?? []).flatMap((resourceSpans) => {
     const service = String(attributesOf(resourceSpans.resource?.attributes)['service.name'] ?? '');
     return (resourceSpans.scopeSpans ?? []).flatMap((scope) =>
-      (scope.spans ?? []).map(
-        (span): CollectedSpan => ({
-          traceId: span.traceId,
-          spanId: span.spanId,
-          parentSpanId: span.parentSpanId === undefined || span.parentSpanId === '' ? undefined : span.parentSpanId,
-          name: span.name,
-          kind: KINDS[span.kind ?? 0] ?? 'unspecified',
-          service,
-          startMs: ms(span.startTimeUnixNano),
-          endMs: ms(span.endTimeUnixNano),
-          attributes: attributesOf(span.attributes),
-          events: (span.events ?? []).map((event) => ({
-            name: event.name,
-            timeMs: ms(event.timeUnixNano),
-            attributes: attributesOf(event.attributes),
-          })),
-          statusCode: span.status?.code ?? 0,
-        }),
-      ),
+      (scope.spans ?? []).map((span): CollectedSpan => ({
+        traceId: span.traceId,
+        spanId: span.spanId,
+        parentSpanId:
+          span.parentSpanId === undefined || span.parentSpanId === '' ? undefined : span.parentSpanId,
+        name: span.name,
+        kind: KINDS[span.kind ?? 0] ?? 'unspecified',
+        service,
+        startMs: ms(span.startTimeUnixNano),
+        endMs: ms(span.endTimeUnixNano),
+        attributes: attributesOf(span.attributes),
+        events: (span.events ?? []).map((event) => ({
+          name: event.name,
+          timeMs: ms(event.timeUnixNano),
+          attributes: attributesOf(event.attributes),
+        })),
+        statusCode: span.status?.code ?? 0,
+      })),
     );
   });
 }
