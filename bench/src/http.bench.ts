@@ -15,7 +15,7 @@
  * Writes bench/results/http.json.
  */
 import { randomUUID } from 'node:crypto';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import autocannon from 'autocannon';
 import { loopbackUrl, positiveInt } from './support/env.js';
 import { INTERNAL_AUTHORIZATION, startOwnStack, type OwnStack } from './support/payments-stack.js';
@@ -23,6 +23,8 @@ import { INTERNAL_AUTHORIZATION, startOwnStack, type OwnStack } from './support/
 interface Scenario {
   readonly name: string;
   readonly url: string;
+  /** The serving process, when this script started it: its CPU time per answer is measured too. */
+  readonly pid?: number | undefined;
   /** Returns the key for the next request. */
   readonly nextKey: () => string;
 }
@@ -41,6 +43,8 @@ interface ScenarioResult {
   readonly non2xx: number;
   readonly errors: number;
   readonly timeouts: number;
+  /** CPU ms the serving process spent per answer (user + system, from /proc): what load on the machine leaves be. */
+  readonly cpuMsPerRequest?: number | undefined;
 }
 
 /** The internal payment command orders sends to payments. */
@@ -83,7 +87,7 @@ async function measure(own: OwnStack | undefined): Promise<void> {
     ...(own?.tracedUrl === undefined
       ? []
       : [{ name: 'coordinator on, fresh keys, traced', url: own.tracedUrl, nextKey: () => randomUUID() }]),
-  ];
+  ].map((scenario) => ({ ...scenario, pid: own?.pidOf(scenario.url) }));
 
   const results = await interleavedRounds(scenarios, body, seconds, connections);
   const comparisons = againstOff(results);
@@ -145,24 +149,27 @@ function tracedAgainstUntraced(results: readonly ScenarioResult[], exportedBytes
   const traced = results.find((result) => result.name.endsWith(', traced'));
   const untraced = results.find((result) => result.name === 'coordinator on, fresh keys');
   if (traced === undefined || untraced === undefined) return undefined;
+  const cpu = (r: ScenarioResult) => r.cpuMsPerRequest ?? Number.NaN;
   const cost = {
     throughputRatio: round(traced.requestsPerSecond / untraced.requestsPerSecond),
+    cpuMsPerRequest: { untraced: cpu(untraced), traced: cpu(traced) },
+    cpuRatio: round(cpu(traced) / cpu(untraced)),
     addedLatencyP50Ms: round(traced.latencyMs.p50 - untraced.latencyMs.p50),
     addedLatencyP99Ms: round(traced.latencyMs.p99 - untraced.latencyMs.p99),
     exportedBytes,
   };
   console.log(
-    `tracing (hook + OTLP exporter to a local sink, ${exportedBytes} bytes of spans received): throughput ${cost.throughputRatio}x of untraced, ${signed(cost.addedLatencyP50Ms)} ms p50, ${signed(cost.addedLatencyP99Ms)} ms p99`,
+    `tracing (hook + OTLP exporter to a local sink, ${exportedBytes} bytes of spans received): throughput ${cost.throughputRatio}x of untraced, ${signed(cost.addedLatencyP50Ms)} ms p50, ${signed(cost.addedLatencyP99Ms)} ms p99; payments CPU ${cost.cpuMsPerRequest.traced} ms per answer against ${cost.cpuMsPerRequest.untraced} (${cost.cpuRatio}x: ${round(1 / cost.cpuRatio)}x the throughput of a saturated core)`,
   );
   return cost;
 }
 
 function printResults(results: readonly ScenarioResult[], comparisons: ReturnType<typeof againstOff>): void {
-  console.log('| scenario | req/s | p50 ms | p90 ms | p99 ms | non-2xx | errors |');
-  console.log('| --- | --- | --- | --- | --- | --- | --- |');
+  console.log('| scenario | req/s | p50 ms | p90 ms | p99 ms | non-2xx | errors | CPU ms/answer |');
+  console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const r of results) {
     console.log(
-      `| ${r.name} | ${r.requestsPerSecond} | ${r.latencyMs.p50} | ${r.latencyMs.p90} | ${r.latencyMs.p99} | ${r.non2xx} | ${r.errors} |`,
+      `| ${r.name} | ${r.requestsPerSecond} | ${r.latencyMs.p50} | ${r.latencyMs.p90} | ${r.latencyMs.p99} | ${r.non2xx} | ${r.errors} | ${r.cpuMsPerRequest ?? '-'} |`,
     );
   }
   for (const c of comparisons) {
@@ -198,7 +205,22 @@ function medianOf(rounds: readonly ScenarioResult[]): ScenarioResult {
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors),
     timeouts: sum((r) => r.timeouts),
+    cpuMsPerRequest: first.cpuMsPerRequest === undefined ? undefined : median((r) => r.cpuMsPerRequest ?? 0),
   };
+}
+
+/** User + system CPU ms of a process so far (Linux /proc; undefined elsewhere). */
+async function cpuMs(pid: number | undefined): Promise<number | undefined> {
+  if (pid === undefined) return undefined;
+  try {
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // utime and stime are fields 14 and 15 of the line, in clock ticks (100 per second on Linux).
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return undefined;
+  }
 }
 
 /** One POST per key, so the replay scenario only ever sends keys whose result is stored. */
@@ -226,6 +248,7 @@ async function run(
   seconds: number,
   connections: number,
 ): Promise<ScenarioResult> {
+  const cpuBefore = await cpuMs(scenario.pid);
   const result = await autocannon({
     url: scenario.url,
     connections,
@@ -257,7 +280,19 @@ async function run(
     non2xx: result.non2xx,
     errors: result.errors,
     timeouts: result.timeouts,
+    cpuMsPerRequest: await cpuPerRequest(scenario.pid, cpuBefore, result.requests.total),
   };
+}
+
+async function cpuPerRequest(
+  pid: number | undefined,
+  before: number | undefined,
+  requests: number,
+): Promise<number | undefined> {
+  const after = await cpuMs(pid);
+  return after === undefined || before === undefined || requests === 0
+    ? undefined
+    : round((after - before) / requests);
 }
 
 function signed(value: number): string {

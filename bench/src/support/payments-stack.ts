@@ -22,6 +22,8 @@ export interface OwnStack {
   /** Coordinator on, traced, exporting to {@link OwnStack.sink}: only with `tracing`. */
   readonly tracedUrl: string | undefined;
   readonly sink: SpanSink | undefined;
+  /** The process serving each URL (for its CPU time). */
+  readonly pidOf: (url: string) => number | undefined;
   close(): Promise<void>;
 }
 
@@ -34,6 +36,7 @@ export async function startOwnStack({ tracing = false } = {}): Promise<OwnStack>
   const root = repoRoot();
   const redis = await startPrivateRedisServer();
   const started: ServiceProcess[] = [];
+  const byUrl = new Map<string, ServiceProcess>();
   const sink = tracing ? await startSpanSink() : undefined;
   try {
     const providerPort = await freePort();
@@ -49,24 +52,25 @@ export async function startOwnStack({ tracing = false } = {}): Promise<OwnStack>
     const payments = async (enabled: boolean, traced = false): Promise<string> => {
       const port = await freePort();
       const design = traced ? 'traced' : enabled ? 'on' : 'off';
-      started.push(
-        await startServiceProcess({
-          name: `payments-${design}`,
-          entry: `${root}apps/payments/dist/main.js`,
-          port,
-          telemetry: traced,
-          env: {
-            ...(traced && sink !== undefined ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}),
-            PAYMENTS_PORT: String(port),
-            PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
-            REDIS_URL: redis.url,
-            INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
-            IDEMPOTENCY_ENABLED: String(enabled),
-            IDEMPOTENCY_KEY_PREFIX: `bench-http-${design}:`,
-          },
-        }),
-      );
-      return `http://127.0.0.1:${port}/v1/payments`;
+      const url = `http://127.0.0.1:${port}/v1/payments`;
+      const service = await startServiceProcess({
+        name: `payments-${design}`,
+        entry: `${root}apps/payments/dist/main.js`,
+        port,
+        telemetry: traced,
+        env: {
+          ...(traced && sink !== undefined ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}),
+          PAYMENTS_PORT: String(port),
+          PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
+          REDIS_URL: redis.url,
+          INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
+          IDEMPOTENCY_ENABLED: String(enabled),
+          IDEMPOTENCY_KEY_PREFIX: `bench-http-${design}:`,
+        },
+      });
+      started.push(service);
+      byUrl.set(url, service);
+      return url;
     };
     const onUrl = await payments(true);
     const offUrl = await payments(false);
@@ -76,6 +80,7 @@ export async function startOwnStack({ tracing = false } = {}): Promise<OwnStack>
       offUrl,
       tracedUrl,
       sink,
+      pidOf: (url) => byUrl.get(url)?.pid,
       close: async () => {
         await Promise.all(started.map((service) => service.kill('SIGTERM')));
         await redis.close();
