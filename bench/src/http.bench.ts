@@ -87,18 +87,31 @@ async function measure(own: OwnStack | undefined): Promise<void> {
     ...(own?.tracedUrl === undefined
       ? []
       : [{ name: 'coordinator on, fresh keys, traced', url: own.tracedUrl, nextKey: () => randomUUID() }]),
+    ...(own?.sampledUrl === undefined
+      ? []
+      : [
+          {
+            name: 'coordinator on, fresh keys, traced 10 %',
+            url: own.sampledUrl,
+            nextKey: () => randomUUID(),
+          },
+        ]),
   ].map((scenario) => ({ ...scenario, pid: own?.pidOf(scenario.url) }));
 
   const results = await interleavedRounds(scenarios, body, seconds, connections);
   const comparisons = againstOff(results);
   printResults(results, comparisons);
-  const tracingCost = tracedAgainstUntraced(results, own?.sink?.receivedBytes() ?? 0);
+  const exported = own?.sink?.receivedBytes() ?? 0;
+  const tracingCost = ['traced', 'traced 10 %'].flatMap((design) => {
+    const cost = tracedAgainstUntraced(results, design, exported);
+    return cost === undefined ? [] : [{ design, ...cost }];
+  });
 
   const file = new URL('../results/http.json', import.meta.url);
   await mkdir(new URL('.', file), { recursive: true });
   await writeFile(
     file,
-    `${JSON.stringify({ generatedAt: new Date().toISOString(), seconds, connections, results, comparisons, ...(tracingCost === undefined ? {} : { tracingCost }) }, null, 2)}\n`,
+    `${JSON.stringify({ generatedAt: new Date().toISOString(), seconds, connections, results, comparisons, ...(tracingCost.length === 0 ? {} : { tracingCost }) }, null, 2)}\n`,
   );
   console.error(`wrote ${file.pathname}`);
 }
@@ -144,9 +157,9 @@ function againstOff(results: readonly ScenarioResult[]) {
     : [];
 }
 
-/** The traced process against the untraced one (both coordinator on, fresh keys), printed; undefined untraced. */
-function tracedAgainstUntraced(results: readonly ScenarioResult[], exportedBytes: number) {
-  const traced = results.find((result) => result.name.endsWith(', traced'));
+/** A traced process against the untraced one (both coordinator on, fresh keys), printed; undefined untraced. */
+function tracedAgainstUntraced(results: readonly ScenarioResult[], design: string, exportedBytes: number) {
+  const traced = results.find((result) => result.name.endsWith(`, ${design}`));
   const untraced = results.find((result) => result.name === 'coordinator on, fresh keys');
   if (traced === undefined || untraced === undefined) return undefined;
   const cpu = (r: ScenarioResult) => r.cpuMsPerRequest ?? Number.NaN;
@@ -159,7 +172,7 @@ function tracedAgainstUntraced(results: readonly ScenarioResult[], exportedBytes
     exportedBytes,
   };
   console.log(
-    `tracing (hook + OTLP exporter to a local sink, ${exportedBytes} bytes of spans received): throughput ${cost.throughputRatio}x of untraced, ${signed(cost.addedLatencyP50Ms)} ms p50, ${signed(cost.addedLatencyP99Ms)} ms p99; payments CPU ${cost.cpuMsPerRequest.traced} ms per answer against ${cost.cpuMsPerRequest.untraced} (${cost.cpuRatio}x: ${round(1 / cost.cpuRatio)}x the throughput of a saturated core)`,
+    `${design} (hook + OTLP exporter to a local sink, ${exportedBytes} bytes of spans received in all): throughput ${cost.throughputRatio}x of untraced, ${signed(cost.addedLatencyP50Ms)} ms p50, ${signed(cost.addedLatencyP99Ms)} ms p99; payments CPU ${cost.cpuMsPerRequest.traced} ms per answer against ${cost.cpuMsPerRequest.untraced} (${cost.cpuRatio}x: ${round(1 / cost.cpuRatio)}x the throughput of a saturated core)`,
   );
   return cost;
 }

@@ -21,6 +21,8 @@ export interface OwnStack {
   readonly offUrl: string;
   /** Coordinator on, traced, exporting to {@link OwnStack.sink}: only with `tracing`. */
   readonly tracedUrl: string | undefined;
+  /** The same with `TRACES_SAMPLE_RATIO=0.1`: one trace in ten recorded and exported. */
+  readonly sampledUrl: string | undefined;
   readonly sink: SpanSink | undefined;
   /** The process serving each URL (for its CPU time). */
   readonly pidOf: (url: string) => number | undefined;
@@ -30,7 +32,8 @@ export interface OwnStack {
 /**
  * A private redis-server, provider-sim and two payments processes from the built tree, one with the coordinator on
  * and one with it off, each on a free port, untraced (no telemetry hook). With `tracing`, a third payments process,
- * coordinator on, with the telemetry hook and `OTEL_EXPORTER_OTLP_ENDPOINT` set to a local span sink.
+ * coordinator on, with the telemetry hook and `OTEL_EXPORTER_OTLP_ENDPOINT` set to a local span sink, and a fourth
+ * that samples one trace in ten (`TRACES_SAMPLE_RATIO=0.1`).
  */
 export async function startOwnStack({ tracing = false } = {}): Promise<OwnStack> {
   const root = repoRoot();
@@ -49,9 +52,9 @@ export async function startOwnStack({ tracing = false } = {}): Promise<OwnStack>
         telemetry: false,
       }),
     );
-    const payments = async (enabled: boolean, traced = false): Promise<string> => {
+    const payments = async (enabled: boolean, traced = false, ratio = 1): Promise<string> => {
       const port = await freePort();
-      const design = traced ? 'traced' : enabled ? 'on' : 'off';
+      const design = traced ? `traced${ratio < 1 ? Math.round(ratio * 100) : ''}` : enabled ? 'on' : 'off';
       const url = `http://127.0.0.1:${port}/v1/payments`;
       const service = await startServiceProcess({
         name: `payments-${design}`,
@@ -59,7 +62,9 @@ export async function startOwnStack({ tracing = false } = {}): Promise<OwnStack>
         port,
         telemetry: traced,
         env: {
-          ...(traced && sink !== undefined ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url } : {}),
+          ...(traced && sink !== undefined
+            ? { OTEL_EXPORTER_OTLP_ENDPOINT: sink.url, TRACES_SAMPLE_RATIO: String(ratio) }
+            : {}),
           PAYMENTS_PORT: String(port),
           PROVIDER_URL: `http://127.0.0.1:${providerPort}`,
           REDIS_URL: redis.url,
@@ -75,10 +80,12 @@ export async function startOwnStack({ tracing = false } = {}): Promise<OwnStack>
     const onUrl = await payments(true);
     const offUrl = await payments(false);
     const tracedUrl = tracing ? await payments(true, true) : undefined;
+    const sampledUrl = tracing ? await payments(true, true, 0.1) : undefined;
     return {
       onUrl,
       offUrl,
       tracedUrl,
+      sampledUrl,
       sink,
       pidOf: (url) => byUrl.get(url)?.pid,
       close: async () => {

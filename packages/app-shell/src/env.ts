@@ -130,9 +130,9 @@ export function envLogLevel() {
 /**
  * The variables the shell itself reads, spread into every app's schema: `HOST` (the interface to listen on),
  * `DRAIN_TIMEOUT_MS` (how long SIGTERM waits for in-flight requests), `METRICS_HOST` and `METRICS_PORT` (where
- * `GET /metrics` is served when not on the app's port), `LOG_LEVEL` (default `info`), `OTEL_EXPORTER_OTLP_ENDPOINT`
- * and `OTEL_BSP_SCHEDULE_DELAY` (where and how often spans are exported; none without an endpoint). Read them back
- * with {@link shellConfigOf}.
+ * `GET /metrics` is served when not on the app's port), `LOG_LEVEL` (default `info`), `OTEL_EXPORTER_OTLP_ENDPOINT`,
+ * `OTEL_BSP_SCHEDULE_DELAY` and `TRACES_SAMPLE_RATIO` (where and how often spans are exported, and the share of
+ * traces recorded; none without an endpoint). Read them back with {@link shellConfigOf}.
  * @param defaultHost - `127.0.0.1` for internal services, `0.0.0.0` for the public edge.
  * @param defaultMetricsPort - a port of its own for `/metrics` (the public edge's); unset: the app's port.
  */
@@ -141,6 +141,11 @@ export function shellEnv(defaultHost: string, defaultMetricsPort?: number) {
     // Tracing: spans are exported only when an endpoint is set (the telemetry hook starts the SDK either way).
     OTEL_EXPORTER_OTLP_ENDPOINT: envHttpUrl().optional(),
     OTEL_BSP_SCHEDULE_DELAY: envInt(1, 60_000).default(DEFAULT_TRACE_BATCH_DELAY_MS),
+    TRACES_SAMPLE_RATIO: z.coerce
+      .number({ error: 'must be a number' })
+      .min(0, 'must be between 0 and 1')
+      .max(1, 'must be between 0 and 1')
+      .default(1),
     HOST: envHost().default(defaultHost),
     DRAIN_TIMEOUT_MS: envInt(0, MAX_DRAIN_TIMEOUT_MS).default(DEFAULT_DRAIN_TIMEOUT_MS),
     METRICS_HOST: envHost().default('127.0.0.1'),
@@ -162,7 +167,7 @@ export interface ShellConfig {
   readonly metricsListener?: { readonly host: string; readonly port: number };
   /** `LOG_LEVEL` (default `info`): the least severe level written. */
   readonly logLevel: LogLevel;
-  /** `OTEL_EXPORTER_OTLP_ENDPOINT` (unset: no span leaves the process) and `OTEL_BSP_SCHEDULE_DELAY` (ms). */
+  /** `OTEL_EXPORTER_OTLP_ENDPOINT` (unset: no span is recorded), `OTEL_BSP_SCHEDULE_DELAY`, `TRACES_SAMPLE_RATIO`. */
   readonly traceExport?: TraceExportConfig;
 }
 
@@ -181,6 +186,7 @@ export function shellConfigOf(e: {
   readonly LOG_LEVEL: LogLevel;
   readonly OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
   readonly OTEL_BSP_SCHEDULE_DELAY?: number;
+  readonly TRACES_SAMPLE_RATIO?: number;
 }): ShellConfig {
   return {
     host: e.HOST,
@@ -195,6 +201,7 @@ export function shellConfigOf(e: {
           traceExport: {
             endpoint: e.OTEL_EXPORTER_OTLP_ENDPOINT,
             scheduleDelayMs: e.OTEL_BSP_SCHEDULE_DELAY ?? DEFAULT_TRACE_BATCH_DELAY_MS,
+            sampleRatio: e.TRACES_SAMPLE_RATIO ?? 1,
           },
         }),
   };

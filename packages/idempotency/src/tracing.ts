@@ -93,13 +93,16 @@ export function traceCoordinate<T, C extends ActionContext, R>(
 ): Promise<CoordinatedResult<T>> {
   const attributes = {
     [IdempotencySpanAttribute.Operation]: request.operation,
-    [IdempotencySpanAttribute.KeyHash]: idempotencyKeyHash(String(request.key)),
     ...(transactional ? { [IdempotencySpanAttribute.Transactional]: true } : {}),
   };
   return tracer.startActiveSpan(
     'idempotency.coordinate',
     { kind: SpanKind.INTERNAL, attributes },
     async (span) => {
+      // Hashed only for a span that is recorded (an unsampled call pays no SHA-256).
+      if (span.isRecording()) {
+        span.setAttribute(IdempotencySpanAttribute.KeyHash, idempotencyKeyHash(String(request.key)));
+      }
       const traced = (context: C): Promise<R> => {
         span.setAttribute(IdempotencySpanAttribute.FencingToken, context.fencingToken);
         return action(context);

@@ -1,5 +1,15 @@
-import type { Context } from '@opentelemetry/api';
-import type { ReadableSpan, Span, SpanProcessor } from '@opentelemetry/sdk-trace';
+import type { Attributes, Context, Link, SpanKind } from '@opentelemetry/api';
+import {
+  AlwaysOnSampler,
+  ParentBasedSampler,
+  SamplingDecision,
+  TraceIdRatioBasedSampler,
+  type ReadableSpan,
+  type Sampler,
+  type SamplingResult,
+  type Span,
+  type SpanProcessor,
+} from '@opentelemetry/sdk-trace';
 
 /** Where a service sends its spans: `OTEL_EXPORTER_OTLP_ENDPOINT`, read by the app's config. */
 export interface TraceExportConfig {
@@ -7,6 +17,44 @@ export interface TraceExportConfig {
   readonly endpoint: string;
   /** `OTEL_BSP_SCHEDULE_DELAY`: how long spans wait in the batch before they are sent. */
   readonly scheduleDelayMs: number;
+  /**
+   * `TRACES_SAMPLE_RATIO`: the share of traces started here that are recorded (0-1); a request that arrives with a
+   * `traceparent` follows its caller's decision, so a sampled payment is sampled on every hop.
+   */
+  readonly sampleRatio: number;
+}
+
+/**
+ * The sampler the hook starts the SDK with: records nothing while no exporter is attached (a span nobody exports
+ * would cost its full price for nothing; the trace context still propagates), then the configured ratio at the
+ * root and the caller's decision below it.
+ */
+export class DeferredSampler implements Sampler {
+  private exporting: Sampler | undefined;
+
+  /** Records `ratio` of the traces started here from now on (parent-based). */
+  configure(ratio: number): void {
+    this.exporting = new ParentBasedSampler({
+      root: ratio >= 1 ? new AlwaysOnSampler() : new TraceIdRatioBasedSampler(ratio),
+    });
+  }
+
+  shouldSample(
+    context: Context,
+    traceId: string,
+    name: string,
+    kind: SpanKind,
+    attributes: Attributes,
+    links: Link[],
+  ): SamplingResult {
+    return this.exporting === undefined
+      ? { decision: SamplingDecision.NOT_RECORD }
+      : this.exporting.shouldSample(context, traceId, name, kind, attributes, links);
+  }
+
+  toString(): string {
+    return `DeferredSampler{${this.exporting?.toString() ?? 'not exporting'}}`;
+  }
 }
 
 /**
@@ -44,10 +92,12 @@ export class DeferredSpanProcessor implements SpanProcessor {
 }
 
 let started: DeferredSpanProcessor | undefined;
+let sampler: DeferredSampler | undefined;
 
-/** Called by the hook once the SDK runs with `processor`. */
-export function tracingStarted(processor: DeferredSpanProcessor): void {
+/** Called by the hook once the SDK runs with `processor` and `traceSampler`. */
+export function tracingStarted(processor: DeferredSpanProcessor, traceSampler: DeferredSampler): void {
   started = processor;
+  sampler = traceSampler;
 }
 
 /** Whether the telemetry hook (`--import @retry-safe/app-shell/otel`) started the SDK in this process. */
@@ -70,6 +120,7 @@ export async function exportTraces(config: TraceExportConfig): Promise<boolean> 
   ]);
   const exporter = new OTLPTraceExporter({ url: `${config.endpoint}/v1/traces` });
   started.attach(new BatchSpanProcessor({ exporter, scheduledDelayMillis: config.scheduleDelayMs }));
+  sampler?.configure(config.sampleRatio);
   return true;
 }
 
