@@ -9,7 +9,8 @@
  * PAYMENTS_URL_OFF (off), e.g. `PAYMENTS_URL=http://127.0.0.1:3002/v1/payments`.
  *
  * Optional: PAYMENTS_BODY (the JSON body), HTTP_BENCH_SECONDS (default 10), HTTP_BENCH_CONNECTIONS (default 32),
- * HTTP_BENCH_REPLAY_KEYS (default 500). Only loopback URLs are accepted: this load must never leave the machine.
+ * HTTP_BENCH_REPLAY_KEYS (default 500), HTTP_BENCH_WARMUP_SECONDS (default 1, per design). Only loopback URLs are
+ * accepted: this load must never leave the machine.
  * HTTP_BENCH_TRACING=1 (own stack only) adds a third payments, coordinator on, started with the telemetry hook and
  * exporting its spans to a local sink, and prints its throughput against the untraced coordinator-on process.
  * Writes bench/results/http.json.
@@ -128,7 +129,9 @@ async function interleavedRounds(
 ): Promise<ScenarioResult[]> {
   const rounds = positiveInt('HTTP_BENCH_ROUNDS', 3);
   const perRound = Math.max(1, Math.round(seconds / rounds));
-  for (const scenario of scenarios) await run(scenario, body, 1, connections); // warm-up, not measured
+  // Warm-up, not measured: a process's CPU per answer keeps falling for seconds while the JIT compiles its paths.
+  const warmUp = positiveInt('HTTP_BENCH_WARMUP_SECONDS', 1);
+  for (const scenario of scenarios) await run(scenario, body, warmUp, connections);
   const samples = new Map<string, ScenarioResult[]>();
   for (let round = 1; round <= rounds; round++) {
     for (const scenario of scenarios) {
