@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { Cluster } from 'ioredis';
+import { freePort } from './free-port.js';
 import { startPrivateRedisServer, type RedisHandle } from './redis-server.js';
 import { waitFor } from './wait.js';
 
@@ -33,6 +34,9 @@ export async function startRedisCluster({
             `nodes-${i}.conf`,
             '--cluster-node-timeout',
             '2000',
+            // The bus port would otherwise be the client port + 10 000: a port nobody checked was free.
+            '--cluster-port',
+            String(await freePort()),
           ],
         }),
       );
