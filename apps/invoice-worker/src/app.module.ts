@@ -1,5 +1,5 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { AppShellModule } from '@retry-safe/app-shell';
+import { Module } from '@nestjs/common';
+import { shellAppModule } from '@retry-safe/app-shell';
 import { DeliveryJournal } from './admin/delivery-journal.service.js';
 import { APP_CONFIG, redisLocation, type AppConfig } from './config/app-config.js';
 import { workerSettings } from './config/worker-settings.js';
@@ -14,28 +14,14 @@ import { MetricsService } from './metrics/metrics.service.js';
  * the exception filter: they go to BullMQ as the job's failure.
  */
 @Module({})
-export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return {
-      module: AppModule,
-      imports: [
-        AppShellModule.forRoot({
-          config,
-          configToken: APP_CONFIG,
-          faultsEnabled: config.faultsEnabled,
-          metricsListener: config.metricsListener,
-          problems: { serviceName: 'The worker' },
-          logging: { level: config.logLevel },
-          requestContext: { service: 'worker', requestId: 'propagate' },
-          metrics: MetricsService,
-          // The store would rather wait for a reconnect than fail a delivery at once: BullMQ retries it anyway.
-          redis: { ...redisLocation(config), failFast: false },
-          settings: workerSettings(config),
-          journal: DeliveryJournal,
-        }),
-        FaultsModule,
-        InvoicesModule.forRoot(config),
-      ],
-    };
-  }
-}
+export class AppModule extends shellAppModule((config: AppConfig) => ({
+  configToken: APP_CONFIG,
+  problems: { serviceName: 'The worker' },
+  requestContext: { service: 'worker', requestId: 'propagate' },
+  metrics: MetricsService,
+  // The store would rather wait for a reconnect than fail a delivery at once: BullMQ retries it anyway.
+  redis: { ...redisLocation(config), failFast: false },
+  settings: workerSettings(config),
+  journal: DeliveryJournal,
+  features: [FaultsModule, InvoicesModule.forRoot(config)],
+})) {}

@@ -1,5 +1,5 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { AppShellModule, InternalTokenAuthenticator } from '@retry-safe/app-shell';
+import { Module } from '@nestjs/common';
+import { InternalTokenAuthenticator, shellAppModule } from '@retry-safe/app-shell';
 import { PAYMENTS_PROBLEMS } from './common/payments-problems.js';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from './config/payments-config.js';
 import { paymentsSettings } from './config/payments-settings.js';
@@ -8,33 +8,16 @@ import { PaymentsModule } from './payments/payments.module.js';
 
 /** Internal service that charges through the provider, once per idempotency key. */
 @Module({})
-export class AppModule {
-  static forRoot(config: PaymentsConfig): DynamicModule {
-    return {
-      module: AppModule,
-      imports: [
-        AppShellModule.forRoot({
-          config,
-          configToken: PAYMENTS_CONFIG,
-          faultsEnabled: config.faultsEnabled,
-          metricsListener: config.metricsListener,
-          problems: PAYMENTS_PROBLEMS,
-          // A hop inside the chain: the caller's request id and deadline carry on.
-          logging: { level: config.logLevel },
-          requestContext: {
-            service: 'payments',
-            requestId: 'propagate',
-            requestBudgetMs: config.requestBudgetMs,
-          },
-          // Only orders (holding INTERNAL_TOKEN) may charge: the command's tenant is its word.
-          authenticate: new InternalTokenAuthenticator(config.internalToken),
-          bodyLimitBytes: config.bodyLimitBytes,
-          metrics: MetricsService,
-          redis: { url: config.redisUrl },
-          settings: paymentsSettings(config),
-        }),
-        PaymentsModule,
-      ],
-    };
-  }
-}
+export class AppModule extends shellAppModule((config: PaymentsConfig) => ({
+  configToken: PAYMENTS_CONFIG,
+  problems: PAYMENTS_PROBLEMS,
+  // A hop inside the chain: the caller's request id and deadline carry on.
+  requestContext: { service: 'payments', requestId: 'propagate', requestBudgetMs: config.requestBudgetMs },
+  // Only orders (holding INTERNAL_TOKEN) may charge: the command's tenant is its word.
+  authenticate: new InternalTokenAuthenticator(config.internalToken),
+  bodyLimitBytes: config.bodyLimitBytes,
+  metrics: MetricsService,
+  redis: { url: config.redisUrl },
+  settings: paymentsSettings(config),
+  features: [PaymentsModule],
+})) {}

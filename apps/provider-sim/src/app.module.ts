@@ -1,5 +1,5 @@
-import { Module, type DynamicModule } from '@nestjs/common';
-import { AppShellModule } from '@retry-safe/app-shell';
+import { Module } from '@nestjs/common';
+import { shellAppModule } from '@retry-safe/app-shell';
 import { ChargesModule } from './charges/charges.module.js';
 import { PROVIDER_PROBLEMS } from './common/provider-problems.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
@@ -9,30 +9,16 @@ import { MetricsService } from './metrics/metrics.service.js';
 
 /**
  * provider-sim: a payment provider and a mail provider, in memory, standing for external systems. It uses the
- * generic shell (logs, metrics, faults, scenario routes) and none of its callers' contracts.
+ * generic shell (logs, metrics, faults, scenario routes) and none of its callers' contracts. Fault injection is
+ * inert unless FAULTS_ENABLED=true; then e.g. `drop` after the handler of POST /v1/charges simulates "the provider
+ * charged but its response was lost".
  */
 @Module({})
-export class AppModule {
-  static forRoot(config: AppConfig): DynamicModule {
-    return {
-      module: AppModule,
-      imports: [
-        // Inert unless FAULTS_ENABLED=true; then e.g. `drop` after the handler of POST /v1/charges simulates
-        // "the provider charged but its response was lost".
-        AppShellModule.forRoot({
-          config,
-          configToken: APP_CONFIG,
-          faultsEnabled: config.faultsEnabled,
-          metricsListener: config.metricsListener,
-          problems: PROVIDER_PROBLEMS,
-          logging: { level: config.logLevel },
-          requestContext: { service: 'provider', requestId: 'propagate' },
-          metrics: MetricsService,
-          settings: providerSettings(config),
-        }),
-        ChargesModule,
-        EmailsModule,
-      ],
-    };
-  }
-}
+export class AppModule extends shellAppModule((config: AppConfig) => ({
+  configToken: APP_CONFIG,
+  problems: PROVIDER_PROBLEMS,
+  requestContext: { service: 'provider', requestId: 'propagate' },
+  metrics: MetricsService,
+  settings: providerSettings(config),
+  features: [ChargesModule, EmailsModule],
+})) {}

@@ -132,7 +132,7 @@ export function envLogLevel() {
  * `DRAIN_TIMEOUT_MS` (how long SIGTERM waits for in-flight requests), `METRICS_HOST` and `METRICS_PORT` (where
  * `GET /metrics` is served when not on the app's port), `LOG_LEVEL` (default `info`), `OTEL_EXPORTER_OTLP_ENDPOINT`,
  * `OTEL_BSP_SCHEDULE_DELAY` and `TRACES_SAMPLE_RATIO` (where and how often spans are exported, and the share of
- * traces recorded; none without an endpoint). Read them back with {@link shellConfigOf}.
+ * traces recorded; none without an endpoint), `FAULTS_ENABLED` (the scenario routes). Read them back with {@link shellConfigOf}.
  * @param defaultHost - `127.0.0.1` for internal services, `0.0.0.0` for the public edge.
  * @param defaultMetricsPort - a port of its own for `/metrics` (the public edge's); unset: the app's port.
  */
@@ -154,6 +154,7 @@ export function shellEnv(defaultHost: string, defaultMetricsPort?: number) {
         ? envInt(0, 65_535).optional()
         : envInt(0, 65_535).default(defaultMetricsPort),
     LOG_LEVEL: envLogLevel().default('info'),
+    FAULTS_ENABLED: envBool().default(false),
   };
 }
 
@@ -169,6 +170,8 @@ export interface ShellConfig {
   readonly logLevel: LogLevel;
   /** `OTEL_EXPORTER_OTLP_ENDPOINT` (unset: no span is recorded), `OTEL_BSP_SCHEDULE_DELAY`, `TRACES_SAMPLE_RATIO`. */
   readonly traceExport?: TraceExportConfig;
+  /** `FAULTS_ENABLED` (default false): mounts the fault-injection rules and the `/__faults` routes. */
+  readonly faultsEnabled: boolean;
 }
 
 /** What {@link bootstrap} needs of every app's config. */
@@ -187,6 +190,7 @@ export function shellConfigOf(e: {
   readonly OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
   readonly OTEL_BSP_SCHEDULE_DELAY?: number;
   readonly TRACES_SAMPLE_RATIO?: number;
+  readonly FAULTS_ENABLED: boolean;
 }): ShellConfig {
   return {
     host: e.HOST,
@@ -204,6 +208,7 @@ export function shellConfigOf(e: {
             sampleRatio: e.TRACES_SAMPLE_RATIO ?? 1,
           },
         }),
+    faultsEnabled: e.FAULTS_ENABLED,
   };
 }
 

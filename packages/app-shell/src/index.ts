@@ -2,6 +2,7 @@
 // the problem filter, request context and logs, metrics, health, scenario routes, shutdown order). provider-sim
 // uses it too: it is infrastructure, with no business contract in it.
 export { AppShellModule, LOGGING_OPTIONS, SHELL_PATHS } from './shell/app-shell.module.js';
+export { shellAppModule, type AppDeclaration } from './shell/shell-app-module.js';
 export { DEFAULT_BODY_LIMIT_BYTES, type AppShellOptions } from './shell/app-shell.options.js';
 export { SHELL_APP_OPTIONS, bootstrap, shutdown, type BootstrapOptions } from './shell/bootstrap.js';
 export { drainServer, type DrainResult } from './shell/drain.js';
@@ -45,6 +46,19 @@ export {
   type ShellConfig,
   type ParseEnvOptions,
 } from './env.js';
+export {
+  configLoader,
+  envBodyLimitBytes,
+  envRequestBudgetMs,
+  inboundConfigOf,
+  inboundEnv,
+  upstreamConfigOf,
+  upstreamEnv,
+  type ConfigLoader,
+  type ConfigLoaderOptions,
+  type InboundConfig,
+  type UpstreamConfig,
+} from './shell-env.js';
 export {
   IdempotencyKeyInvalidError,
   IdempotencyKeyMissingError,

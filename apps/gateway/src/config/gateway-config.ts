@@ -1,14 +1,16 @@
 import {
-  ConfigError,
-  envBool,
+  configLoader,
+  envBodyLimitBytes,
   envHttpUrls,
-  envInt,
   envInternalToken,
   envPort,
-  parseEnv,
-  shellConfigOf,
+  envRequestBudgetMs,
   shellEnv,
+  upstreamConfigOf,
+  upstreamEnv,
+  type ConfigLoader,
   type ListenConfig,
+  type UpstreamConfig,
 } from '@retry-safe/app-shell';
 import { z } from 'zod';
 import { ApiTokens } from '../auth/api-tokens.js';
@@ -49,11 +51,9 @@ const EnvSchema = z.object({
   GATEWAY_KEY_MODE: z
     .enum([KeyMode.Propagate, KeyMode.Regenerate], { error: "must be 'propagate' or 'regenerate'" })
     .default(KeyMode.Propagate),
-  GATEWAY_DEADLINE_MS: envInt(100, 120_000).default(10_000),
-  GATEWAY_BODY_LIMIT_BYTES: envInt(256, 1_048_576).default(16_384),
-  UPSTREAM_RETRIES: envInt(0, 10).default(3),
-  UPSTREAM_ATTEMPT_TIMEOUT_MS: envInt(10, 120_000).default(5_000),
-  FAULTS_ENABLED: envBool().default(false),
+  GATEWAY_DEADLINE_MS: envRequestBudgetMs(),
+  GATEWAY_BODY_LIMIT_BYTES: envBodyLimitBytes(),
+  ...upstreamEnv(),
 });
 
 /** Validated settings of the gateway. */
@@ -73,36 +73,23 @@ export interface GatewayConfig extends ListenConfig {
   /** `GATEWAY_BODY_LIMIT_BYTES` (default 16384): larger bodies get 413. */
   readonly bodyLimitBytes: number;
   /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to orders. */
-  readonly upstream: { readonly retries: number; readonly attemptTimeoutMs: number };
-  /** `FAULTS_ENABLED` (default false): mounts the fault-injection rules and their `/__faults` routes. */
-  readonly faultsEnabled: boolean;
+  readonly upstream: UpstreamConfig;
 }
 
 /** DI token of the {@link GatewayConfig}. */
 export const GATEWAY_CONFIG = Symbol('GATEWAY_CONFIG');
 
-// Re-exported: callers and tests of this module catch the error where they load the config.
-export { ConfigError };
-
-// Never echo these back in an error message.
-const SECRET_VARIABLES = new Set(['API_TOKENS', 'INTERNAL_TOKEN']);
-
-/**
- * Validates the environment. Called once by `main.ts` (tests pass their own record).
- * @throws {@link ConfigError} listing every invalid variable.
- */
-export function loadGatewayConfig(env: Record<string, string | undefined>): GatewayConfig {
-  const e = parseEnv(EnvSchema, env, { service: 'gateway', secrets: SECRET_VARIABLES });
-  return {
-    port: e.GATEWAY_PORT,
-    ...shellConfigOf(e),
+/** Validates the environment into the {@link GatewayConfig} (never echoing the tokens back in its errors). */
+export const loadGatewayConfig: ConfigLoader<GatewayConfig> = configLoader(
+  EnvSchema,
+  { service: 'gateway', portVariable: 'GATEWAY_PORT', secrets: new Set(['API_TOKENS', 'INTERNAL_TOKEN']) },
+  (e) => ({
     internalToken: e.INTERNAL_TOKEN,
     ordersUrls: e.ORDERS_URL,
     apiTokens: e.API_TOKENS,
     keyMode: e.GATEWAY_KEY_MODE,
     deadlineMs: e.GATEWAY_DEADLINE_MS,
     bodyLimitBytes: e.GATEWAY_BODY_LIMIT_BYTES,
-    upstream: { retries: e.UPSTREAM_RETRIES, attemptTimeoutMs: e.UPSTREAM_ATTEMPT_TIMEOUT_MS },
-    faultsEnabled: e.FAULTS_ENABLED,
-  };
-}
+    upstream: upstreamConfigOf(e),
+  }),
+);

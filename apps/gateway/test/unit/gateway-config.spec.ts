@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, KeyMode, loadGatewayConfig } from '../../src/config/gateway-config.js';
+import { ConfigError } from '@retry-safe/app-shell';
+import { KeyMode, loadGatewayConfig } from '../../src/config/gateway-config.js';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 
 const TOKENS = 'demo-token-tenant-a=a0000000-0000-4000-8000-00000000000a';

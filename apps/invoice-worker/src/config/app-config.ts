@@ -1,14 +1,15 @@
 import {
-  ConfigError,
   clusterPrefixProblem,
+  configLoader,
   envBool,
   envBullmqPrefix,
+  envHttpUrl,
   envInt,
   envPort,
   envRedisNodes,
-  parseEnv,
-  shellConfigOf,
+  envRedisUrl,
   shellEnv,
+  type ConfigLoader,
   type ListenConfig,
   type RedisLocation,
 } from '@retry-safe/app-shell';
@@ -17,16 +18,14 @@ import { REDIS_STORE_DEFAULTS } from '@retry-safe/idempotency/redis';
 import { z } from 'zod';
 import { DEFAULT_BACKOFF_POLICY, type BackoffPolicy } from '../retries/backoff-policy.js';
 
-const url = (protocols: RegExp) => z.url({ protocol: protocols, error: `must be a ${protocols.source} URL` });
-
 const DAY_MS = 86_400_000;
 
 /** The environment invoice-worker reads, once, at start-up. */
 const EnvSchema = z
   .object({
-    REDIS_URL: url(/^rediss?$/).default('redis://127.0.0.1:6379'),
+    REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
     REDIS_CLUSTER_NODES: envRedisNodes(),
-    MAIL_PROVIDER_URL: url(/^https?$/).default('http://127.0.0.1:3003'),
+    MAIL_PROVIDER_URL: envHttpUrl().default('http://127.0.0.1:3003'),
     MAIL_PROVIDER_TIMEOUT_MS: envInt(50, 60_000).default(5_000),
     WORKER_PORT: envPort().default(3004),
     ...shellEnv('127.0.0.1'),
@@ -51,7 +50,6 @@ const EnvSchema = z
       IDEMPOTENCY_DEFAULTS.leaseMs,
     ),
     IDEMPOTENCY_RENEW_LEASE: envBool().default(IDEMPOTENCY_DEFAULTS.renewLease),
-    FAULTS_ENABLED: envBool().default(false),
   })
   .superRefine((e, ctx) => {
     if (e.WORKER_BACKOFF_CAP_MS < e.WORKER_BACKOFF_BASE_MS) {
@@ -135,21 +133,14 @@ export function redisLocation(config: AppConfig): RedisLocation {
 /** DI token of the {@link AppConfig}. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
-// Re-exported: main.ts tells a ConfigError (print its message) from other start-up failures.
-export { ConfigError };
-
-/**
- * Validates the environment. Called once by `main.ts` (tests pass their own record).
- * @throws {@link ConfigError} listing every invalid variable with the value it got.
- */
-export function loadConfig(env: Record<string, string | undefined>): AppConfig {
-  const e = parseEnv(EnvSchema, env, { service: 'invoice-worker' });
-  return {
+/** Validates the environment into the {@link AppConfig}. */
+export const loadConfig: ConfigLoader<AppConfig> = configLoader(
+  EnvSchema,
+  { service: 'invoice-worker', portVariable: 'WORKER_PORT' },
+  (e) => ({
     redisUrl: e.REDIS_URL,
     redisClusterNodes: e.REDIS_CLUSTER_NODES,
     mailProvider: { url: e.MAIL_PROVIDER_URL, timeoutMs: e.MAIL_PROVIDER_TIMEOUT_MS },
-    port: e.WORKER_PORT,
-    ...shellConfigOf(e),
     worker: {
       prefix: e.BULLMQ_PREFIX,
       concurrency: e.WORKER_CONCURRENCY,
@@ -169,6 +160,5 @@ export function loadConfig(env: Record<string, string | undefined>): AppConfig {
       leaseMs: e.IDEMPOTENCY_LEASE_MS,
       renewLease: e.IDEMPOTENCY_RENEW_LEASE,
     },
-    faultsEnabled: e.FAULTS_ENABLED,
-  };
-}
+  }),
+);

@@ -3,9 +3,9 @@
  * worker's environment (REDIS_URL or REDIS_CLUSTER_NODES, BULLMQ_PREFIX), prints one JSON report, and exits 1
  * when an id was not on the dead-letter queue, 2 on bad usage or environment.
  */
-import { createRedisConnection } from '@retry-safe/app-shell';
+import { ConfigError, createRedisConnection } from '@retry-safe/app-shell';
 import { Queue } from 'bullmq';
-import { ConfigError, loadConfig, redisLocation } from '../config/app-config.js';
+import { loadConfig, redisLocation } from '../config/app-config.js';
 import { INVOICES_QUEUE } from '../invoices/invoice-job.js';
 import { DEAD_LETTER_QUEUE, redrive } from './dead-letter.js';
 

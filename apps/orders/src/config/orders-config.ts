@@ -1,7 +1,6 @@
 import {
-  ConfigError,
   clusterPrefixProblem,
-  envBool,
+  configLoader,
   envBullmqPrefix,
   envHttpUrls,
   envInt,
@@ -10,10 +9,15 @@ import {
   envRedisNodes,
   envPostgresUrl,
   envRedisUrl,
-  parseEnv,
-  shellConfigOf,
+  inboundConfigOf,
+  inboundEnv,
   shellEnv,
+  upstreamConfigOf,
+  upstreamEnv,
+  type InboundConfig,
+  type ConfigLoader,
   type ListenConfig,
+  type UpstreamConfig,
 } from '@retry-safe/app-shell';
 import { IDEMPOTENCY_LIMITS } from '@retry-safe/idempotency';
 import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from '@retry-safe/idempotency/postgres';
@@ -43,11 +47,8 @@ const EnvSchema = z
     BULLMQ_PREFIX: envBullmqPrefix(64).default('bull'),
     OUTBOX_POLL_MS: envInt(10, 60_000).default(1_000),
     OUTBOX_BATCH_SIZE: envInt(1, 1_000).default(100),
-    UPSTREAM_RETRIES: envInt(0, 10).default(3),
-    UPSTREAM_ATTEMPT_TIMEOUT_MS: envInt(10, 120_000).default(5_000),
-    REQUEST_BUDGET_MS: envInt(100, 120_000).default(10_000),
-    BODY_LIMIT_BYTES: envInt(256, 1_048_576).default(16_384),
-    FAULTS_ENABLED: envBool().default(false),
+    ...upstreamEnv(),
+    ...inboundEnv(),
   })
   .superRefine((e, ctx) => {
     const problem = clusterPrefixProblem(e.REDIS_CLUSTER_NODES, e.BULLMQ_PREFIX);
@@ -55,7 +56,7 @@ const EnvSchema = z
   });
 
 /** Validated settings of the orders service. */
-export interface OrdersConfig extends ListenConfig {
+export interface OrdersConfig extends ListenConfig, InboundConfig {
   /** `ORDERS_PORT` (default 3001); `HOST` (default `127.0.0.1`: internal); `DRAIN_TIMEOUT_MS`. */
   readonly port: number;
   /** `INTERNAL_TOKEN` (required): what the gateway must send, and what orders sends to payments. */
@@ -87,33 +88,18 @@ export interface OrdersConfig extends ListenConfig {
    */
   readonly outbox: { readonly pollMs: number; readonly batchSize: number };
   /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to payments. */
-  readonly upstream: { readonly retries: number; readonly attemptTimeoutMs: number };
-  /** `REQUEST_BUDGET_MS` (default 10000): the deadline of a call that arrives without `x-request-deadline`. */
-  readonly requestBudgetMs: number;
-  /** `BODY_LIMIT_BYTES` (default 16384): larger bodies get 413. */
-  readonly bodyLimitBytes: number;
-  /** `FAULTS_ENABLED` (default false): mounts the fault-injection rules and their `/__faults` routes. */
-  readonly faultsEnabled: boolean;
+  readonly upstream: UpstreamConfig;
 }
 
 /** DI token of the {@link OrdersConfig}. */
 export const ORDERS_CONFIG = Symbol('ORDERS_CONFIG');
 
-// Re-exported: callers and tests of this module catch the error where they load the config.
-export { ConfigError };
-
-// Never echo these back in an error message.
-const SECRET_VARIABLES = new Set(['INTERNAL_TOKEN']);
-
-/**
- * Validates the environment. Called once by `main.ts` (tests pass their own record).
- * @throws {@link ConfigError} listing every invalid variable with the value it got.
- */
-export function loadOrdersConfig(env: Record<string, string | undefined>): OrdersConfig {
-  const e = parseEnv(EnvSchema, env, { service: 'orders', secrets: SECRET_VARIABLES });
-  return {
-    port: e.ORDERS_PORT,
-    ...shellConfigOf(e),
+/** Validates the environment into the {@link OrdersConfig} (never echoing `INTERNAL_TOKEN` back in its errors). */
+export const loadOrdersConfig: ConfigLoader<OrdersConfig> = configLoader(
+  EnvSchema,
+  { service: 'orders', portVariable: 'ORDERS_PORT', secrets: new Set(['INTERNAL_TOKEN']) },
+  (e) => ({
+    ...inboundConfigOf(e),
     internalToken: e.INTERNAL_TOKEN,
     paymentsUrls: e.PAYMENTS_URL,
     redisUrl: e.REDIS_URL,
@@ -123,9 +109,6 @@ export function loadOrdersConfig(env: Record<string, string | undefined>): Order
     idempotency: { ttlMs: e.IDEMPOTENCY_TTL_MS, commandTimeoutMs: e.IDEMPOTENCY_COMMAND_TIMEOUT_MS },
     bullmqPrefix: e.BULLMQ_PREFIX,
     outbox: { pollMs: e.OUTBOX_POLL_MS, batchSize: e.OUTBOX_BATCH_SIZE },
-    upstream: { retries: e.UPSTREAM_RETRIES, attemptTimeoutMs: e.UPSTREAM_ATTEMPT_TIMEOUT_MS },
-    requestBudgetMs: e.REQUEST_BUDGET_MS,
-    bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    faultsEnabled: e.FAULTS_ENABLED,
-  };
-}
+    upstream: upstreamConfigOf(e),
+  }),
+);

@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadOrdersConfig } from '../../src/config/orders-config.js';
+import { ConfigError } from '@retry-safe/app-shell';
+import { loadOrdersConfig } from '../../src/config/orders-config.js';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 
 // What every environment must hold (the test value of the internal credential).

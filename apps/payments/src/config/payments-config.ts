@@ -6,16 +6,18 @@ import {
 } from '@retry-safe/idempotency';
 import { REDIS_STORE_DEFAULTS, REDIS_STORE_LIMITS } from '@retry-safe/idempotency/redis';
 import {
-  ConfigError,
+  configLoader,
   envBool,
   envHttpUrl,
   envInt,
   envInternalToken,
   envPort,
   envRedisUrl,
-  parseEnv,
-  shellConfigOf,
+  inboundConfigOf,
+  inboundEnv,
   shellEnv,
+  type InboundConfig,
+  type ConfigLoader,
   type ListenConfig,
 } from '@retry-safe/app-shell';
 import { z } from 'zod';
@@ -59,9 +61,7 @@ const EnvSchema = z.object({
     REDIS_STORE_LIMITS.commandTimeoutMs.min,
     REDIS_STORE_LIMITS.commandTimeoutMs.max,
   ).default(REDIS_STORE_DEFAULTS.commandTimeoutMs),
-  REQUEST_BUDGET_MS: envInt(100, 120_000).default(10_000),
-  BODY_LIMIT_BYTES: envInt(256, 1_048_576).default(16_384),
-  FAULTS_ENABLED: envBool().default(false),
+  ...inboundEnv(),
 });
 
 /** The coordinator's settings (each one an env var, so scenarios can compare designs). */
@@ -85,7 +85,7 @@ export interface IdempotencySettings {
 }
 
 /** Validated settings of the payments service. */
-export interface PaymentsConfig extends ListenConfig {
+export interface PaymentsConfig extends ListenConfig, InboundConfig {
   /** `PAYMENTS_PORT` (default 3002); `HOST` (default `127.0.0.1`: internal); `DRAIN_TIMEOUT_MS`. */
   readonly port: number;
   /** `INTERNAL_TOKEN` (required): what orders must send. */
@@ -95,32 +95,17 @@ export interface PaymentsConfig extends ListenConfig {
   /** `REDIS_URL` (default `redis://127.0.0.1:6379`): the Redis of the idempotency store. */
   readonly redisUrl: string;
   readonly idempotency: IdempotencySettings;
-  /** `REQUEST_BUDGET_MS` (default 10000): the deadline of a call that arrives without `x-request-deadline`. */
-  readonly requestBudgetMs: number;
-  /** `BODY_LIMIT_BYTES` (default 16384): larger bodies get 413. */
-  readonly bodyLimitBytes: number;
-  /** `FAULTS_ENABLED` (default false): mounts the fault-injection rules and their `/__faults` routes. */
-  readonly faultsEnabled: boolean;
 }
 
 /** DI token of the {@link PaymentsConfig}. */
 export const PAYMENTS_CONFIG = Symbol('PAYMENTS_CONFIG');
 
-// Re-exported: callers and tests of this module catch the error where they load the config.
-export { ConfigError };
-
-// Never echo these back in an error message.
-const SECRET_VARIABLES = new Set(['INTERNAL_TOKEN']);
-
-/**
- * Validates the environment. Called once by `main.ts` (tests pass their own record).
- * @throws {@link ConfigError} listing every invalid variable with the value it got.
- */
-export function loadPaymentsConfig(env: Record<string, string | undefined>): PaymentsConfig {
-  const e = parseEnv(EnvSchema, env, { service: 'payments', secrets: SECRET_VARIABLES });
-  return {
-    port: e.PAYMENTS_PORT,
-    ...shellConfigOf(e),
+/** Validates the environment into the {@link PaymentsConfig} (never echoing `INTERNAL_TOKEN` back in its errors). */
+export const loadPaymentsConfig: ConfigLoader<PaymentsConfig> = configLoader(
+  EnvSchema,
+  { service: 'payments', portVariable: 'PAYMENTS_PORT', secrets: new Set(['INTERNAL_TOKEN']) },
+  (e) => ({
+    ...inboundConfigOf(e),
     internalToken: e.INTERNAL_TOKEN,
     provider: { url: e.PROVIDER_URL, timeoutMs: e.PROVIDER_TIMEOUT_MS, retries: e.PROVIDER_RETRIES },
     redisUrl: e.REDIS_URL,
@@ -134,8 +119,5 @@ export function loadPaymentsConfig(env: Record<string, string | undefined>): Pay
       keyPrefix: e.IDEMPOTENCY_KEY_PREFIX,
       commandTimeoutMs: e.IDEMPOTENCY_COMMAND_TIMEOUT_MS,
     },
-    requestBudgetMs: e.REQUEST_BUDGET_MS,
-    bodyLimitBytes: e.BODY_LIMIT_BYTES,
-    faultsEnabled: e.FAULTS_ENABLED,
-  };
-}
+  }),
+);

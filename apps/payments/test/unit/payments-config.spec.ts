@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, loadPaymentsConfig } from '../../src/config/payments-config.js';
+import { ConfigError } from '@retry-safe/app-shell';
+import { loadPaymentsConfig } from '../../src/config/payments-config.js';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 
 // What every environment must hold (the test value of the internal credential).

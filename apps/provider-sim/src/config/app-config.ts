@@ -1,11 +1,9 @@
 import {
-  ConfigError,
-  envBool,
+  configLoader,
   envInt,
   envPort,
-  parseEnv,
-  shellConfigOf,
   shellEnv,
+  type ConfigLoader,
   type ListenConfig,
 } from '@retry-safe/app-shell';
 import { z } from 'zod';
@@ -18,12 +16,11 @@ export type DedupMode = (typeof DedupMode)[keyof typeof DedupMode];
 /** The environment provider-sim reads, once, at start-up. */
 const EnvSchema = z.object({
   PROVIDER_PORT: envPort().default(3003),
-  ...shellEnv('127.0.0.1'),
   PROVIDER_DEDUP: z
     .enum([DedupMode.On, DedupMode.Off], { error: "must be 'on' or 'off'" })
     .default(DedupMode.On),
   PROVIDER_LATENCY_MS: envInt(0, 60_000).default(0),
-  FAULTS_ENABLED: envBool().default(false),
+  ...shellEnv('127.0.0.1'),
 });
 
 /** Validated settings of provider-sim. */
@@ -34,27 +31,17 @@ export interface AppConfig extends ListenConfig {
   readonly dedup: DedupMode;
   /** `PROVIDER_LATENCY_MS` (default 0): how long every charge or email takes before it is recorded. */
   readonly latencyMs: number;
-  /** `FAULTS_ENABLED` (default false): mounts the fault-injection rules and their `/__faults` admin routes. */
-  readonly faultsEnabled: boolean;
 }
 
 /** DI token of the {@link AppConfig}. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
-// Re-exported: callers and tests of this module catch the error where they load the config.
-export { ConfigError };
-
-/**
- * Validates the environment. Called once by `main.ts` (tests pass their own record).
- * @throws {@link ConfigError} listing every invalid variable with the value it got.
- */
-export function loadConfig(env: Record<string, string | undefined>): AppConfig {
-  const e = parseEnv(EnvSchema, env, { service: 'provider-sim' });
-  return {
-    port: e.PROVIDER_PORT,
-    ...shellConfigOf(e),
+/** Validates the environment into the {@link AppConfig}. */
+export const loadConfig: ConfigLoader<AppConfig> = configLoader(
+  EnvSchema,
+  { service: 'provider-sim', portVariable: 'PROVIDER_PORT' },
+  (e) => ({
     dedup: e.PROVIDER_DEDUP,
     latencyMs: e.PROVIDER_LATENCY_MS,
-    faultsEnabled: e.FAULTS_ENABLED,
-  };
-}
+  }),
+);

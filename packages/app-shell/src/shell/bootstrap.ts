@@ -2,7 +2,8 @@ import type { DynamicModule, INestApplication, LoggerService } from '@nestjs/com
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'node:http';
-import { ConfigError, type ListenConfig } from '../env.js';
+import { ConfigError } from '../env.js';
+import type { ListenConfig } from '../env.js';
 import { ShutdownState } from '../health/shutdown-state.js';
 import { exportTraces, flushTraces } from '../otel/trace-export.js';
 import { drainServer } from './drain.js';
