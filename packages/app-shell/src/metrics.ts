@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { IdempotencyEventType } from '@retry-safe/idempotency';
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
 
 // The types of the metrics a subclass declares with `counter()`/`histogram()`/`gaugeReadOnScrape()`, nameable from
@@ -58,6 +59,33 @@ export class HttpMetrics {
     labelNames: readonly L[] = [],
   ): Counter<L> {
     return new Counter({ name, help, labelNames, registers: [this.registry] });
+  }
+
+  /**
+   * A counter of `what` by one label whose values are those of an `as const` object, listed in the help (so the
+   * help never drifts from the values): `this.counterBy('provider_charges_total', 'POST /v1/charges calls',
+   * 'outcome', EffectOutcome)` has the help `POST /v1/charges calls by outcome (created, replayed, rejected)`.
+   */
+  protected counterBy<L extends string>(
+    name: string,
+    what: string,
+    label: L,
+    values: Readonly<Record<string, string>>,
+  ): Counter<L> {
+    return this.counter(name, `${what} by ${label} (${Object.values(values).join(', ')})`, [label]);
+  }
+
+  /**
+   * `idempotency_events_total`, the coordinator's events by `type` (`hit`, `miss`, `in_progress`...), for an app
+   * that runs a coordinator: its `onEvent` increments it.
+   */
+  protected idempotencyEventCounter(): Counter<'type'> {
+    return this.counterBy(
+      'idempotency_events_total',
+      'Idempotency coordinator events',
+      'type',
+      IdempotencyEventType,
+    );
   }
 
   /** A histogram in this registry (seconds), for a subclass's own metrics. */

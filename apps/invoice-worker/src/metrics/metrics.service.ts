@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HttpMetrics } from '@retry-safe/app-shell';
+import { CoordinateOutcome } from '@retry-safe/idempotency';
 
 /** How one delivery (one processing attempt of a job) ended. */
 export const DeliveryOutcome = {
@@ -19,11 +20,7 @@ export type DeliveryOutcome = (typeof DeliveryOutcome)[keyof typeof DeliveryOutc
 @Injectable()
 export class MetricsService extends HttpMetrics {
   /** Deliveries by outcome: `completed`, `retried`, `throttled`, `failed`. */
-  readonly jobs = this.counter(
-    'invoice_jobs_total',
-    'Invoice job deliveries by outcome (completed, retried, throttled, failed)',
-    ['outcome'],
-  );
+  readonly jobs = this.counterBy('invoice_jobs_total', 'Invoice job deliveries', 'outcome', DeliveryOutcome);
 
   readonly jobDuration = this.histogram(
     'invoice_job_duration_seconds',
@@ -51,18 +48,10 @@ export class MetricsService extends HttpMetrics {
   );
 
   /** How each completed send was obtained: `executed`, `replayed` or `unprotected`. */
-  readonly sends = this.counter(
-    'invoice_sends_total',
-    'Invoice sends by how the receipt was obtained (executed, replayed, unprotected)',
-    ['outcome'],
-  );
+  readonly sends = this.counterBy('invoice_sends_total', 'Invoice sends', 'outcome', CoordinateOutcome);
 
   /** The coordinator's `onEvent`: hit, miss, in_progress, key_reuse, lease_lost, store_error... */
-  readonly idempotencyEvents = this.counter(
-    'idempotency_events_total',
-    'Idempotency coordinator events by type',
-    ['type'],
-  );
+  readonly idempotencyEvents = this.idempotencyEventCounter();
 
   /** Faults fired at the job fault points (scenarios only). */
   readonly faults = this.counter(

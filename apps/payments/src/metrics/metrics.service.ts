@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { HttpMetrics } from '@retry-safe/app-shell';
+import { CoordinateOutcome } from '@retry-safe/idempotency';
 
 /**
  * Prometheus metrics of the payments service: the shared HTTP and upstream metrics, and its own (in the same registry;
@@ -7,17 +8,13 @@ import { HttpMetrics } from '@retry-safe/app-shell';
  */
 @Injectable()
 export class MetricsService extends HttpMetrics {
-  /** Every outcome the idempotency coordinator reports (`hit`, `miss`, `in_progress`, `key_reuse`...). */
-  readonly idempotencyEvents = this.counter(
-    'idempotency_events_total',
-    'Idempotency coordinator outcomes by type',
-    ['type'],
-  );
-
+  /** Every event the idempotency coordinator reports (`hit`, `miss`, `in_progress`, `key_reuse`...). */
+  readonly idempotencyEvents = this.idempotencyEventCounter();
   /** Payments answered with a Charge, by how it was obtained (`executed`, `replayed`, `unprotected`). */
-  readonly payments = this.counter(
+  readonly payments = this.counterBy(
     'payments_total',
-    'Payments answered with a Charge, by outcome (executed, replayed, unprotected)',
-    ['outcome'],
+    'Payments answered with a Charge',
+    'outcome',
+    CoordinateOutcome,
   );
 }

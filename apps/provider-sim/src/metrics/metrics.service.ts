@@ -19,15 +19,16 @@ export type EffectOutcome = (typeof EffectOutcome)[keyof typeof EffectOutcome];
  */
 @Injectable()
 export class MetricsService extends HttpMetrics {
-  readonly charges = this.counter(
+  readonly charges = this.counterBy(
     'provider_charges_total',
-    'POST /v1/charges calls by outcome (created, replayed, rejected)',
-    ['outcome'],
+    'POST /v1/charges calls',
+    'outcome',
+    EffectOutcome,
   );
-
-  readonly emails = this.counter(
+  readonly emails = this.counterBy(
     'provider_emails_total',
-    'POST /v1/emails calls by outcome (created, replayed, rejected)',
-    ['outcome'],
+    'POST /v1/emails calls',
+    'outcome',
+    EffectOutcome,
   );
 }
