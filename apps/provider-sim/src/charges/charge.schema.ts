@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EffectDefinition } from '../ledger/simulated-effect.js';
 
 /** Body of `POST /v1/charges`. */
 export const ChargeRequestSchema = z.object({
@@ -32,3 +33,20 @@ export interface ChargeLedgerRow {
   currency: string;
   createdAt: string;
 }
+
+/** `POST /v1/charges` on the ledger: `ch_` ids, listed as `{calls, charges}`. */
+export const CHARGES: EffectDefinition<ChargeRequest, Charge, ChargeLedgerRow, 'charges'> = {
+  plural: 'charges',
+  idPrefix: 'ch_',
+  schema: ChargeRequestSchema,
+  // Like Stripe: the same key with another amount or currency is refused, not charged.
+  fingerprint: ({ amount, currency }) => ({ amount, currency: currency.toLowerCase() }),
+  answer: ({ id, params: { amount, currency } }) => ({ id, amount, currency, status: 'succeeded' }),
+  row: ({ id, idempotencyKey, params: { amount, currency }, createdAt }) => ({
+    id,
+    idempotencyKey,
+    amount,
+    currency,
+    createdAt,
+  }),
+};

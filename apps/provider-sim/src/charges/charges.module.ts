@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { ChargesController } from './charges.controller.js';
-import { ChargesService } from './charges.service.js';
+import { Simulation } from '../ledger/simulated-effect.js';
 
 /** The simulated payment provider. */
-@Module({ controllers: [ChargesController], providers: [ChargesService] })
+@Module({ controllers: [ChargesController], providers: [Simulation] })
 export class ChargesModule {}

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { EffectDefinition } from '../ledger/simulated-effect.js';
 
 /** Body of `POST /v1/emails`. */
 export const EmailRequestSchema = z.object({
@@ -24,3 +25,14 @@ export interface EmailLedgerRow {
   to: string;
   createdAt: string;
 }
+
+/** `POST /v1/emails` on the ledger: `em_` ids, listed as `{calls, emails}`. */
+export const EMAILS: EffectDefinition<EmailRequest, EmailReceipt, EmailLedgerRow, 'emails'> = {
+  plural: 'emails',
+  idPrefix: 'em_',
+  schema: EmailRequestSchema,
+  // The same key for another recipient or subject is refused, not sent.
+  fingerprint: ({ to, subject }) => ({ to: to.toLowerCase(), subject }),
+  answer: ({ id }) => ({ emailId: id }),
+  row: ({ id, idempotencyKey, params: { to }, createdAt }) => ({ id, idempotencyKey, to, createdAt }),
+};

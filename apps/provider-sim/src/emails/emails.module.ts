@@ -1,7 +1,7 @@
 import { Module } from '@nestjs/common';
 import { EmailsController } from './emails.controller.js';
-import { EmailsService } from './emails.service.js';
+import { Simulation } from '../ledger/simulated-effect.js';
 
 /** The simulated mail provider. */
-@Module({ controllers: [EmailsController], providers: [EmailsService] })
+@Module({ controllers: [EmailsController], providers: [Simulation] })
 export class EmailsModule {}
