@@ -1,8 +1,8 @@
-import { Logger, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import type { INestApplication } from '@nestjs/common';
 import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
 import type { ServiceResponse } from '@retry-safe/http-client';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
+import { createTestApp } from '@retry-safe/testing/nest';
 import { AppModule } from '../../src/app.module.js';
 import type { Caller } from '../../src/auth/caller.decorator.js';
 import { loadGatewayConfig } from '../../src/config/gateway-config.js';
@@ -82,11 +82,10 @@ export class FakeOrders {
 }
 
 /** The gateway as `main.ts` builds it (without listening), its orders client replaced by `orders`. */
-export async function createGatewayApp(
+export function createGatewayApp(
   orders: FakeOrders,
   env: Record<string, string> = {},
 ): Promise<INestApplication> {
-  Logger.overrideLogger(false);
   const config = loadGatewayConfig({
     API_TOKENS: `${TOKEN}=${TENANT}`,
     INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
@@ -94,11 +93,8 @@ export async function createGatewayApp(
     METRICS_PORT: '0',
     ...env,
   });
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
-    .overrideProvider(OrdersClient)
-    .useValue(orders)
-    .compile();
-  const app = moduleRef.createNestApplication({ ...SHELL_APP_OPTIONS, logger: false });
-  await app.init();
-  return app;
+  return createTestApp(AppModule.forRoot(config), {
+    overrides: [[OrdersClient, orders]],
+    appOptions: SHELL_APP_OPTIONS,
+  });
 }

@@ -1,16 +1,10 @@
-import { Logger, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import type { INestApplication } from '@nestjs/common';
 import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
+import { createTestApp } from '@retry-safe/testing/nest';
 import { AppModule } from '../../src/app.module.js';
 import { loadConfig } from '../../src/config/app-config.js';
 
 /** invoice-worker as `main.ts` builds it (without listening), from an environment record. */
-export async function createWorkerApp(env: Record<string, string>): Promise<INestApplication> {
-  Logger.overrideLogger(false);
-  const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(loadConfig(env))],
-  }).compile();
-  const app = moduleRef.createNestApplication({ ...SHELL_APP_OPTIONS, logger: false });
-  await app.init();
-  return app;
+export function createWorkerApp(env: Record<string, string>): Promise<INestApplication> {
+  return createTestApp(AppModule.forRoot(loadConfig(env)), { appOptions: SHELL_APP_OPTIONS });
 }

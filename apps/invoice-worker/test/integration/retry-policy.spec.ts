@@ -6,9 +6,9 @@
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { Logger, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import type { INestApplication } from '@nestjs/common';
 import { CLOCK_SLACK_MS, startRedis, waitFor } from '@retry-safe/testing';
+import { createTestApp } from '@retry-safe/testing/nest';
 import { Queue, type Job } from 'bullmq';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
@@ -46,7 +46,6 @@ interface Harness {
 
 /** A worker app on its own Redis and stub mail provider, with the queues a test needs. */
 async function startHarness(env: Record<string, string>): Promise<Harness> {
-  Logger.overrideLogger(false);
   const redis = await startRedis();
   const mail = await startStubMailProvider();
   const prefix = `it-retry-${randomUUID().slice(0, 8)}`;
@@ -61,15 +60,11 @@ async function startHarness(env: Record<string, string>): Promise<Harness> {
     ...env,
   });
   const exits: Harness['exits'] = [];
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule.forRoot(config)] })
-    .overrideProvider(WORKER_SHUTDOWN)
-    .useValue({
-      timeoutMs: config.worker.shutdownTimeoutMs,
-      exit: (code: number) => exits.push({ code, at: Date.now() }),
-    })
-    .compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  await app.init();
+  const shutdown = {
+    timeoutMs: config.worker.shutdownTimeoutMs,
+    exit: (code: number) => exits.push({ code, at: Date.now() }),
+  };
+  const app = await createTestApp(AppModule.forRoot(config), { overrides: [[WORKER_SHUTDOWN, shutdown]] });
   const connection = { url: redis.url };
   const invoices = new Queue('invoices', { connection, prefix });
   const deadLetters = new Queue(DEAD_LETTER_QUEUE, { connection, prefix });

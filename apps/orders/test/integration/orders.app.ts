@@ -1,6 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { Logger, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import type { INestApplication } from '@nestjs/common';
 import { SHELL_APP_OPTIONS, whenReady, type ChainContext } from '@retry-safe/app-shell';
 import type { Charge, PaymentCommand } from '@retry-safe/contracts';
 import type { ServiceResponse } from '@retry-safe/http-client';
@@ -11,7 +10,9 @@ import {
   startRedis,
   type PostgresHandle,
   type RedisHandle,
+  type StartPostgresOptions,
 } from '@retry-safe/testing';
+import { createTestApp } from '@retry-safe/testing/nest';
 import type pg from 'pg';
 import request from 'supertest';
 import { AppModule } from '../../src/app.module.js';
@@ -69,21 +70,15 @@ function sameCommand(charge: Charge, command: PaymentCommand): boolean {
 }
 
 /** orders as `main.ts` builds it (without listening), on a real Redis and Postgres, its payments client replaced. */
-export async function createOrdersApp(
+export function createOrdersApp(
   payments: FakePayments,
   env: Record<string, string>,
 ): Promise<INestApplication> {
-  Logger.overrideLogger(false);
-  const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(loadOrdersConfig({ INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env }))],
-  })
-    .overrideProvider(PaymentsClient)
-    .useValue(payments)
-    .compile();
-  const app = moduleRef.createNestApplication({ ...SHELL_APP_OPTIONS, logger: false });
-  await app.init();
-  await whenReady(app);
-  return app;
+  return createTestApp(AppModule.forRoot(loadOrdersConfig({ INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env })), {
+    overrides: [[PaymentsClient, payments]],
+    appOptions: SHELL_APP_OPTIONS,
+    ready: whenReady,
+  });
 }
 
 /** orders in-process on its own Redis and Postgres database, and a pool on that database for counting rows. */
@@ -95,12 +90,16 @@ export interface OrdersWorld {
   close(): Promise<void>;
 }
 
-/** Starts an {@link OrdersWorld} (`startRedis`, `startPostgres`: a fresh database); `close` stops all of it. */
+/**
+ * Starts an {@link OrdersWorld} (`startRedis`, `startPostgres`: a fresh database, or a server of its own the test
+ * can stop with `postgresOptions` `{ controllable: true }`); `close` stops all of it.
+ */
 export async function startOrdersWorld(
   payments: FakePayments,
   env: Record<string, string> = {},
+  postgresOptions: StartPostgresOptions = {},
 ): Promise<OrdersWorld> {
-  const [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
+  const [redis, postgres] = await Promise.all([startRedis(), startPostgres(postgresOptions)]);
   const pool = postgres.pool();
   const app = await createOrdersApp(payments, { REDIS_URL: redis.url, DATABASE_URL: postgres.url, ...env });
   return {

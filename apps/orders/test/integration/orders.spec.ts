@@ -2,18 +2,11 @@ import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { INVOICES_QUEUE, InvoiceJobSchema, MAX_INVOICE_VERSION } from '@retry-safe/contracts';
-import {
-  TEST_INTERNAL_AUTHORIZATION,
-  TEST_INTERNAL_TOKEN,
-  startPostgres,
-  startRedis,
-  type PostgresHandle,
-  type RedisHandle,
-} from '@retry-safe/testing';
+import { TEST_INTERNAL_AUTHORIZATION, TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import { Queue } from 'bullmq';
 import request from 'supertest';
 import { OutboxRelay } from '../../src/invoices/outbox-relay.service.js';
-import { FakePayments, createOrder, createOrdersApp } from './orders.app.js';
+import { FakePayments, createOrder, startOrdersWorld, type OrdersWorld } from './orders.app.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 const ORDER = '6c1f4b6e-8b1e-4c3a-9f55-2d3c4b5a6978';
@@ -21,8 +14,7 @@ const ORDER = '6c1f4b6e-8b1e-4c3a-9f55-2d3c4b5a6978';
 describe('orders in-process on a real Redis and Postgres, payments replaced', () => {
   const payments = new FakePayments();
   const prefix = `it-orders-${randomUUID().slice(0, 8)}`;
-  let redis: RedisHandle;
-  let postgres: PostgresHandle;
+  let world: OrdersWorld;
   let app: INestApplication;
   let queue: Queue;
   const post = (path: string) =>
@@ -33,20 +25,14 @@ describe('orders in-process on a real Redis and Postgres, payments replaced', ()
       .set('x-request-id', 'req-1');
 
   beforeAll(async () => {
-    [redis, postgres] = await Promise.all([startRedis(), startPostgres()]);
-    app = await createOrdersApp(payments, {
-      REDIS_URL: redis.url,
-      DATABASE_URL: postgres.url,
-      BULLMQ_PREFIX: prefix,
-    });
-    queue = new Queue(INVOICES_QUEUE, { connection: { url: redis.url }, prefix });
+    world = await startOrdersWorld(payments, { BULLMQ_PREFIX: prefix });
+    app = world.app;
+    queue = new Queue(INVOICES_QUEUE, { connection: { url: world.redis.url }, prefix });
   });
   afterAll(async () => {
     await queue?.obliterate({ force: true }).catch(() => {});
     await queue?.close();
-    await app?.close();
-    await redis?.close();
-    await postgres?.close();
+    await world?.close();
   });
   beforeEach(() => {
     payments.calls.length = 0;

@@ -1,7 +1,7 @@
-import { Logger, type INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
+import type { INestApplication } from '@nestjs/common';
 import { SHELL_APP_OPTIONS, whenReady } from '@retry-safe/app-shell';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
+import { createTestApp } from '@retry-safe/testing/nest';
 import { AppModule } from '../../src/app.module.js';
 import { PaymentRejectedError } from '../../src/common/payments-errors.js';
 import { loadPaymentsConfig } from '../../src/config/payments-config.js';
@@ -30,19 +30,16 @@ export class FakeProvider {
 }
 
 /** payments as `main.ts` builds it (without listening), on a real Redis, once ready, its provider client replaced. */
-export async function createPaymentsApp(
+export function createPaymentsApp(
   provider: FakeProvider,
   env: Record<string, string>,
 ): Promise<INestApplication> {
-  Logger.overrideLogger(false);
-  const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(loadPaymentsConfig({ INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env }))],
-  })
-    .overrideProvider(ProviderClient)
-    .useValue(provider)
-    .compile();
-  const app = moduleRef.createNestApplication({ ...SHELL_APP_OPTIONS, logger: false });
-  await app.init();
-  await whenReady(app);
-  return app;
+  return createTestApp(
+    AppModule.forRoot(loadPaymentsConfig({ INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env })),
+    {
+      overrides: [[ProviderClient, provider]],
+      appOptions: SHELL_APP_OPTIONS,
+      ready: whenReady,
+    },
+  );
 }

@@ -1,18 +1,13 @@
 import type { INestApplication } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import request from 'supertest';
 import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
+import { createTestApp } from '@retry-safe/testing/nest';
 import { AppModule } from '../../src/app.module.js';
 import { loadConfig } from '../../src/config/app-config.js';
 
 /** provider-sim as `main.ts` builds it, from an environment record, ready for supertest. */
-export async function createProviderApp(env: Record<string, string> = {}): Promise<INestApplication> {
-  const moduleRef = await Test.createTestingModule({
-    imports: [AppModule.forRoot(loadConfig(env))],
-  }).compile();
-  const app = moduleRef.createNestApplication({ ...SHELL_APP_OPTIONS, logger: false });
-  await app.init();
-  return app;
+export function createProviderApp(env: Record<string, string> = {}): Promise<INestApplication> {
+  return createTestApp(AppModule.forRoot(loadConfig(env)), { appOptions: SHELL_APP_OPTIONS });
 }
 
 /** `POST path` with `body` and, unless `key` is undefined, an Idempotency-Key, on the app `app()` returns then. */
