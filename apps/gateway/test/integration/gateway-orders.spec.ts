@@ -1,24 +1,15 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { FakeOrders, TENANT, TOKEN, createGatewayApp } from './gateway.app.js';
+import { TENANT, TOKEN, useGatewayApp } from './gateway.app.js';
 
 const ORDER = '6C1F4B6E-8B1E-4C3A-9F55-2D3C4B5A6978';
 
 describe('gateway orders routes in-process, orders replaced', () => {
-  const orders = new FakeOrders();
-  let app: INestApplication;
+  const { orders, app } = useGatewayApp();
   const authed = (method: 'get' | 'post', path: string) =>
-    request(app.getHttpServer())[method](path).set('Authorization', `Bearer ${TOKEN}`);
+    request(app().getHttpServer())[method](path).set('Authorization', `Bearer ${TOKEN}`);
 
-  beforeAll(async () => {
-    app = await createGatewayApp(orders);
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
   beforeEach(() => {
-    orders.calls.length = 0;
     orders.answer = {
       ok: true,
       status: 201,
@@ -74,7 +65,7 @@ describe('gateway orders routes in-process, orders replaced', () => {
     ['a malformed order id', 'get', '/v1/orders/not-a-uuid', { auth: true }, 400, 'validation_failed'],
     ['limit=0', 'get', '/v1/orders?limit=0', { auth: true }, 400, 'validation_failed'],
   ] as const)('refuses %s and calls nobody', async (_label, method, path, given, status, code) => {
-    let req = request(app.getHttpServer())[method](path);
+    let req = request(app().getHttpServer())[method](path);
     if (given.auth) req = req.set('Authorization', `Bearer ${TOKEN}`);
     if ('key' in given) req = req.set('Idempotency-Key', given.key);
     const res =

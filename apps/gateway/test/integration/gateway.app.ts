@@ -1,3 +1,4 @@
+import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
 import type { ServiceResponse } from '@retry-safe/http-client';
@@ -97,4 +98,28 @@ export function createGatewayApp(
     overrides: [[OrdersClient, orders]],
     appOptions: SHELL_APP_OPTIONS,
   });
+}
+
+/** What {@link useGatewayApp} gives a describe block. */
+export interface GatewayAppFixture {
+  /** The fake behind the app; its calls are forgotten before each test. */
+  readonly orders: FakeOrders;
+  /** The app, once the block's `beforeAll` has started it. */
+  app(): INestApplication;
+}
+
+/** One gateway app (orders replaced) for a describe block: started before its tests, closed after them. */
+export function useGatewayApp(env: Record<string, string> = {}): GatewayAppFixture {
+  const orders = new FakeOrders();
+  let app: INestApplication | undefined;
+  beforeAll(async () => {
+    app = await createGatewayApp(orders, env);
+  });
+  afterAll(async () => {
+    await app?.close();
+  });
+  beforeEach(() => {
+    orders.calls.length = 0;
+  });
+  return { orders, app: () => app! };
 }

@@ -1,30 +1,18 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
+import { describe, expect, it } from '@jest/globals';
 import { MetricsListener } from '@retry-safe/app-shell';
 import request from 'supertest';
-import { FakeOrders, TENANT, TOKEN, createGatewayApp } from './gateway.app.js';
+import { TENANT, TOKEN, useGatewayApp } from './gateway.app.js';
 
 const ORDER = '6C1F4B6E-8B1E-4C3A-9F55-2D3C4B5A6978';
 const PAYMENT = `/v1/orders/${ORDER}/payments`;
 const INVOICE = `/v1/orders/${ORDER}/invoices`;
 
 describe('gateway in-process, orders replaced', () => {
-  const orders = new FakeOrders();
-  let app: INestApplication;
+  const { orders, app } = useGatewayApp();
   const pay = (key?: string) => {
-    const req = request(app.getHttpServer()).post(PAYMENT).set('Authorization', `Bearer ${TOKEN}`);
+    const req = request(app().getHttpServer()).post(PAYMENT).set('Authorization', `Bearer ${TOKEN}`);
     return key === undefined ? req : req.set('Idempotency-Key', key);
   };
-
-  beforeAll(async () => {
-    app = await createGatewayApp(orders);
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
-  beforeEach(() => {
-    orders.calls.length = 0;
-  });
 
   it('forwards a payment with the decoded key and the tenant, and relays the answer as it came', async () => {
     orders.answer = {
@@ -72,7 +60,7 @@ describe('gateway in-process, orders replaced', () => {
     ['a key with a colon', { key: 'order:42' }, 400, 'idempotency_key_invalid'],
     ['12 000 spaces inside the key', { key: `a${' '.repeat(12_000)}b` }, 400, 'idempotency_key_invalid'],
   ])('refuses %s, and calls nobody', async (_label, given, status, code) => {
-    let req = request(app.getHttpServer()).post(PAYMENT);
+    let req = request(app().getHttpServer()).post(PAYMENT);
     const authorization = 'authorization' in given ? given.authorization : `Bearer ${TOKEN}`;
     if (authorization !== undefined) req = req.set('Authorization', authorization);
     if (given.key !== undefined) req = req.set('Idempotency-Key', given.key);
@@ -126,7 +114,8 @@ describe('gateway in-process, orders replaced', () => {
 
   it('forwards an invoice request; a version the worker would refuse never leaves the gateway', async () => {
     orders.answer = { ok: true, status: 202, data: { deliveryId: 'd-1' }, headers: {}, attempts: 1 };
-    const invoice = () => request(app.getHttpServer()).post(INVOICE).set('Authorization', `Bearer ${TOKEN}`);
+    const invoice = () =>
+      request(app().getHttpServer()).post(INVOICE).set('Authorization', `Bearer ${TOKEN}`);
 
     const accepted = await invoice().send({ version: 3, email: 'ada@example.com' });
     const refused = await invoice().send({ version: 1_000_001, email: 'ada@example.com' });
@@ -149,7 +138,7 @@ describe('gateway in-process, orders replaced', () => {
   ])(
     'authenticates before reading the body: %s gets 401, and nothing reaches orders',
     async (_label, auth, body) => {
-      const req = request(app.getHttpServer())
+      const req = request(app().getHttpServer())
         .post(PAYMENT)
         .set('Idempotency-Key', 'k-unauthenticated')
         .set('Content-Type', 'application/json');
@@ -165,8 +154,8 @@ describe('gateway in-process, orders replaced', () => {
 
   it('serves /metrics on its metrics listener (127.0.0.1), not on the public port', async () => {
     await pay('k-metrics').send({ amount: 1, currency: 'EUR' });
-    expect((await request(app.getHttpServer()).get('/metrics')).status).toBe(404);
-    const port = app.get(MetricsListener).port;
+    expect((await request(app().getHttpServer()).get('/metrics')).status).toBe(404);
+    const port = app().get(MetricsListener).port;
     const scrape = await fetch(`http://127.0.0.1:${port}/metrics`);
     expect(scrape.status).toBe(200);
     expect(await scrape.text()).toMatch(
@@ -175,7 +164,7 @@ describe('gateway in-process, orders replaced', () => {
   });
 
   it('answers liveness and readiness, and has no scenario routes without FAULTS_ENABLED', async () => {
-    const server = app.getHttpServer();
+    const server = app().getHttpServer();
     expect((await request(server).get('/health/live')).body).toEqual({ status: 'ok' });
     const ready = await request(server).get('/health');
     expect([ready.status, ready.body]).toEqual([200, { status: 'ok' }]);
@@ -186,17 +175,10 @@ describe('gateway in-process, orders replaced', () => {
 });
 
 describe('gateway in-process with FAULTS_ENABLED=true', () => {
-  const orders = new FakeOrders();
-  let app: INestApplication;
-  beforeAll(async () => {
-    app = await createGatewayApp(orders, { FAULTS_ENABLED: 'true' });
-  });
-  afterAll(async () => {
-    await app?.close();
-  });
+  const { app } = useGatewayApp({ FAULTS_ENABLED: 'true' });
 
   it('switches the key mode with PUT /__config and back with DELETE', async () => {
-    const server = app.getHttpServer();
+    const server = app().getHttpServer();
     expect((await request(server).get('/__config')).body).toEqual({
       settings: { keyMode: 'propagate' },
       overrides: {},
@@ -211,14 +193,14 @@ describe('gateway in-process with FAULTS_ENABLED=true', () => {
   });
 
   it('refuses a settings body its schema does not know, and changes nothing', async () => {
-    const server = app.getHttpServer();
+    const server = app().getHttpServer();
     const res = await request(server).put('/__config').send({ keyMode: 'sometimes' });
     expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
     expect((await request(server).get('/__config')).body.overrides).toEqual({});
   });
 
   it('journals each request once, without the scenario routes', async () => {
-    const server = app.getHttpServer();
+    const server = app().getHttpServer();
     await request(server).delete('/__requests');
     await request(server)
       .post(PAYMENT)

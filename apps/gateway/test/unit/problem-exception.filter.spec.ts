@@ -1,22 +1,16 @@
 import { describe } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import {
   IdempotencyKeyInvalidError,
   ProblemExceptionFilter,
   UnsupportedMediaTypeError,
   ValidationFailedError,
 } from '@retry-safe/app-shell';
-import { captureProblem, type SentProblem } from '@retry-safe/testing';
+import { problemCatcher } from '@retry-safe/testing/nest';
 import { itMapsToProblems } from '@retry-safe/testing/jest';
 import { IdempotencyKeyMissingError, UnauthorizedError } from '../../src/common/gateway-errors.js';
 import { GATEWAY_PROBLEMS } from '../../src/common/gateway-problems.js';
 
-// The filter logs what it maps; keep the test output clean.
-Logger.overrideLogger(false);
-
-function catchWith(error: unknown): SentProblem {
-  return captureProblem(new ProblemExceptionFilter(GATEWAY_PROBLEMS), error);
-}
+const catchWith = problemCatcher(new ProblemExceptionFilter(GATEWAY_PROBLEMS));
 
 describe("ProblemExceptionFilter with the gateway's problems", () => {
   itMapsToProblems(catchWith, [

@@ -1,5 +1,4 @@
 import { describe, expect, it } from '@jest/globals';
-import { Logger } from '@nestjs/common';
 import {
   IdempotencyKeyInvalidError,
   IdempotencyKeyMissingError,
@@ -7,17 +6,12 @@ import {
   ValidationFailedError,
   ProblemExceptionFilter,
 } from '@retry-safe/app-shell';
-import { captureProblem, type SentProblem } from '@retry-safe/testing';
+import { problemCatcher } from '@retry-safe/testing/nest';
 import { itMapsToProblems } from '@retry-safe/testing/jest';
 import { QueueUnavailableError } from '../../src/common/orders-errors.js';
 import { ORDERS_PROBLEMS } from '../../src/common/orders-problems.js';
 
-// The filter logs what it maps; keep the test output clean.
-Logger.overrideLogger(false);
-
-function catchWith(error: unknown): SentProblem {
-  return captureProblem(new ProblemExceptionFilter(ORDERS_PROBLEMS), error);
-}
+const catchWith = problemCatcher(new ProblemExceptionFilter(ORDERS_PROBLEMS));
 
 describe('ProblemExceptionFilter (orders)', () => {
   itMapsToProblems(catchWith, [

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { BadRequestException, Logger } from '@nestjs/common';
+import { BadRequestException } from '@nestjs/common';
 import { UpstreamTimeoutError, UpstreamUnavailableError } from '@retry-safe/http-client';
 import {
   IdempotencyCorruptRecordError,
@@ -14,16 +14,11 @@ import {
   ValidationFailedError,
   ProblemExceptionFilter,
 } from '@retry-safe/app-shell';
-import { captureProblem, type SentProblem } from '@retry-safe/testing';
+import { problemCatcher } from '@retry-safe/testing/nest';
 import { PaymentRejectedError, ProviderUnavailableError } from '../../src/common/payments-errors.js';
 import { PAYMENTS_PROBLEMS } from '../../src/common/payments-problems.js';
 
-// The filter logs what it maps; keep the test output clean.
-Logger.overrideLogger(false);
-
-function catchWith(error: unknown): SentProblem {
-  return captureProblem(new ProblemExceptionFilter(PAYMENTS_PROBLEMS), error);
-}
+const catchWith = problemCatcher(new ProblemExceptionFilter(PAYMENTS_PROBLEMS));
 
 const where = { operation: 'payment.charge.a000000000004000800000000000000a', key: 'k-1' };
 const call = { method: 'POST', path: '/v1/charges', attempts: 1 };

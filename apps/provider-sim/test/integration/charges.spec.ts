@@ -1,18 +1,14 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
+import { describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createProviderApp, postTo } from './provider-sim.app.js';
+import { postTo, useProviderApp } from './provider-sim.app.js';
 
 describe('POST /v1/charges', () => {
-  let app: INestApplication;
-  afterEach(async () => {
-    await app?.close();
-  });
+  const provider = useProviderApp();
 
-  const charge = postTo(() => app, '/v1/charges');
+  const charge = postTo(provider.app, '/v1/charges');
 
   it('charges once per key; a duplicate gets the original charge and Idempotent-Replayed', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
 
     const first = await charge('pay-1', { amount: 1250, currency: 'EUR', reference: 'order-9' });
     const again = await charge('pay-1', { amount: 1250, currency: 'EUR' });
@@ -44,7 +40,7 @@ describe('POST /v1/charges', () => {
   });
 
   it('answers problems: 400 without a key, 422 for a reused key, 400 for an invalid body; nothing charged', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
     await charge('pay-1', { amount: 100, currency: 'usd' });
 
     const missing = await charge(undefined, { amount: 100, currency: 'usd' });
@@ -72,7 +68,7 @@ describe('POST /v1/charges', () => {
   });
 
   it('deduplicates concurrent duplicates held by latency', async () => {
-    app = await createProviderApp({ PROVIDER_LATENCY_MS: '50' });
+    const app = await provider.start({ PROVIDER_LATENCY_MS: '50' });
 
     const results = await Promise.all(
       Array.from({ length: 8 }, () => charge('pay-race', { amount: 700, currency: 'usd' })),
@@ -87,7 +83,7 @@ describe('POST /v1/charges', () => {
   });
 
   it('with PROVIDER_DEDUP=off charges on every call', async () => {
-    app = await createProviderApp({ PROVIDER_DEDUP: 'off' });
+    const app = await provider.start({ PROVIDER_DEDUP: 'off' });
 
     const a = await charge('pay-1', { amount: 100, currency: 'usd' });
     const b = await charge('pay-1', { amount: 100, currency: 'usd' });
@@ -97,7 +93,7 @@ describe('POST /v1/charges', () => {
   });
 
   it('DELETE /v1/charges resets the ledger', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
     await charge('pay-1', { amount: 100, currency: 'usd' });
 
     const reset = await request(app.getHttpServer()).delete('/v1/charges');
@@ -107,7 +103,7 @@ describe('POST /v1/charges', () => {
   });
 
   it('fault "charged but the response was lost": drop after the handler, the charge is in the ledger', async () => {
-    app = await createProviderApp({ FAULTS_ENABLED: 'true' });
+    const app = await provider.start({ FAULTS_ENABLED: 'true' });
     const rules = await request(app.getHttpServer())
       .put('/__faults')
       .send({
@@ -130,7 +126,7 @@ describe('POST /v1/charges', () => {
   });
 
   it('reads the key in either wire form: "pay-1" and pay-1 are one key, stored decoded', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
     const quoted = await charge('"pay-1"', { amount: 100, currency: 'usd' });
     const bare = await charge('pay-1', { amount: 100, currency: 'usd' });
 
@@ -142,7 +138,7 @@ describe('POST /v1/charges', () => {
   // Node joins repeated field lines of an unknown header with ", ": read as one value, `a` and `b` sent twice
   // became the key "a, b". The provider reads every field line and refuses the repetition.
   it('refuses a repeated Idempotency-Key header and charges nothing', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
     const twice = ['pay-1', 'pay-2'] as unknown as string;
     const res = await charge(undefined, { amount: 100, currency: 'usd' }).set('Idempotency-Key', twice);
 

@@ -1,18 +1,14 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
+import { describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createProviderApp, postTo } from './provider-sim.app.js';
+import { postTo, useProviderApp } from './provider-sim.app.js';
 
 describe('POST /v1/emails', () => {
-  let app: INestApplication;
-  afterEach(async () => {
-    await app?.close();
-  });
+  const provider = useProviderApp();
 
-  const send = postTo(() => app, '/v1/emails');
+  const send = postTo(provider.app, '/v1/emails');
 
   it('sends once per key and lists what it sent', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
 
     const first = await send('inv-1', { to: 'ada@example.com', subject: 'Invoice', body: 'Hello' });
     const again = await send('inv-1', { to: 'ada@example.com', subject: 'Invoice' });
@@ -35,7 +31,7 @@ describe('POST /v1/emails', () => {
   });
 
   it('refuses a key reused for another recipient (422), a missing key (400) and a bad address (400)', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
     await send('inv-1', { to: 'ada@example.com', subject: 'Invoice' });
 
     const reused = await send('inv-1', { to: 'eve@example.com', subject: 'Invoice' });
@@ -49,7 +45,7 @@ describe('POST /v1/emails', () => {
   });
 
   it('with PROVIDER_DEDUP=off sends on every call; DELETE resets', async () => {
-    app = await createProviderApp({ PROVIDER_DEDUP: 'off' });
+    const app = await provider.start({ PROVIDER_DEDUP: 'off' });
 
     await send('inv-1', { to: 'ada@example.com', subject: 'Invoice' });
     await send('inv-1', { to: 'ada@example.com', subject: 'Invoice' });

@@ -1,22 +1,18 @@
-import { afterEach, describe, expect, it } from '@jest/globals';
-import type { INestApplication } from '@nestjs/common';
+import { describe, expect, it } from '@jest/globals';
 import request from 'supertest';
-import { createProviderApp } from './provider-sim.app.js';
+import { useProviderApp } from './provider-sim.app.js';
 
 describe('health, metrics, request ids, unknown routes', () => {
-  let app: INestApplication;
-  afterEach(async () => {
-    await app?.close();
-  });
+  const provider = useProviderApp();
 
   it('GET /health answers ok', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
     const res = await request(app.getHttpServer()).get('/health');
     expect([res.status, res.body]).toEqual([200, { status: 'ok' }]);
   });
 
   it('echoes the caller x-request-id, or makes one', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
     const given = await request(app.getHttpServer()).get('/health').set('x-request-id', 'req-42');
     const made = await request(app.getHttpServer()).get('/health');
     expect(given.headers['x-request-id']).toBe('req-42');
@@ -24,7 +20,7 @@ describe('health, metrics, request ids, unknown routes', () => {
   });
 
   it('GET /metrics counts requests by route and status, and charges and emails by outcome', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
     const server = app.getHttpServer();
     await request(server)
       .post('/v1/charges')
@@ -48,7 +44,7 @@ describe('health, metrics, request ids, unknown routes', () => {
   });
 
   it('an unknown route is a problem+json 404', async () => {
-    app = await createProviderApp();
+    const app = await provider.start();
     const res = await request(app.getHttpServer()).get('/v1/refunds');
     expect(res.status).toBe(404);
     expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
@@ -56,10 +52,10 @@ describe('health, metrics, request ids, unknown routes', () => {
   });
 
   it('the fault routes exist only with FAULTS_ENABLED=true', async () => {
-    app = await createProviderApp();
-    expect((await request(app.getHttpServer()).get('/__faults')).status).toBe(404);
-    await app.close();
-    app = await createProviderApp({ FAULTS_ENABLED: 'true' });
-    expect((await request(app.getHttpServer()).get('/__faults')).status).toBe(200);
+    const off = await provider.start();
+    expect((await request(off.getHttpServer()).get('/__faults')).status).toBe(404);
+    await off.close();
+    const on = await provider.start({ FAULTS_ENABLED: 'true' });
+    expect((await request(on.getHttpServer()).get('/__faults')).status).toBe(200);
   });
 });

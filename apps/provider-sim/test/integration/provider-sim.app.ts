@@ -1,3 +1,4 @@
+import { afterEach } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
@@ -16,3 +17,24 @@ export const postTo =
     const req = request(app().getHttpServer()).post(path).send(body);
     return key === undefined ? req : req.set('Idempotency-Key', key);
   };
+
+/** What {@link useProviderApp} gives a describe block. */
+export interface ProviderAppFixture {
+  /** Builds the test's app from an environment record; it is closed after the test. */
+  start(env?: Record<string, string>): Promise<INestApplication>;
+  /** The app the running test started. */
+  app(): INestApplication;
+}
+
+/** One provider-sim app per test of a describe block, each with the environment the test starts it with. */
+export function useProviderApp(): ProviderAppFixture {
+  let app: INestApplication | undefined;
+  afterEach(async () => {
+    await app?.close();
+    app = undefined;
+  });
+  return {
+    start: async (env = {}) => (app = await createProviderApp(env)),
+    app: () => app!,
+  };
+}
