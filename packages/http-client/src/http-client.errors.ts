@@ -38,9 +38,9 @@ export interface HttpClientErrorContext {
   cause?: unknown;
 }
 
-/** Base class of this package's errors. */
-export class HttpClientError extends Error {
-  readonly code: HttpClientErrorCode;
+/** Base class of this package's errors; each subclass names its `code`. */
+export abstract class HttpClientError extends Error {
+  abstract readonly code: HttpClientErrorCode;
   readonly method: string;
   readonly path: string;
   readonly attempts: number;
@@ -50,10 +50,9 @@ export class HttpClientError extends Error {
   /** See {@link HttpClientErrorContext.retriesExhausted}. */
   readonly retriesExhausted: boolean;
 
-  constructor(code: HttpClientErrorCode, message: string, context: HttpClientErrorContext) {
+  constructor(message: string, context: HttpClientErrorContext) {
     super(message, { cause: context.cause });
     this.name = new.target.name;
-    this.code = code;
     this.method = context.method;
     this.path = context.path;
     this.attempts = context.attempts;
@@ -65,30 +64,22 @@ export class HttpClientError extends Error {
 
 /** `UPSTREAM_UNAVAILABLE`: the retries were spent on network errors or 5xx answers. */
 export class UpstreamUnavailableError extends HttpClientError {
-  constructor(message: string, context: HttpClientErrorContext) {
-    super(HttpClientErrorCode.UpstreamUnavailable, message, context);
-  }
+  readonly code = HttpClientErrorCode.UpstreamUnavailable;
 }
 
 /** `UPSTREAM_TIMEOUT`: the deadline passed before a usable answer arrived. */
 export class UpstreamTimeoutError extends HttpClientError {
-  constructor(message: string, context: HttpClientErrorContext) {
-    super(HttpClientErrorCode.UpstreamTimeout, message, context);
-  }
+  readonly code = HttpClientErrorCode.UpstreamTimeout;
 }
 
 /** `HTTP_CLIENT_INVALID_REQUEST`: bad options or header values; never retried, never sent. */
 export class InvalidRequestError extends HttpClientError {
-  constructor(message: string, context: HttpClientErrorContext) {
-    super(HttpClientErrorCode.InvalidRequest, message, context);
-  }
+  readonly code = HttpClientErrorCode.InvalidRequest;
 }
 
 /** `REQUEST_ABORTED`: the call's `signal` fired; whatever was in flight was abandoned, nothing is retried. */
 export class RequestAbortedError extends HttpClientError {
-  constructor(message: string, context: HttpClientErrorContext) {
-    super(HttpClientErrorCode.RequestAborted, message, context);
-  }
+  readonly code = HttpClientErrorCode.RequestAborted;
 }
 
 /** True for any error of this package (checked by `code`, so it works across copies of the package). */

@@ -27,7 +27,8 @@ export abstract class IdempotencyError extends Error {
   readonly operation: string | undefined;
   readonly key: string | undefined;
 
-  protected constructor(message: string, context: IdempotencyErrorContext) {
+  // Public: an error that says no more than its message and context needs no constructor of its own.
+  constructor(message: string, context: IdempotencyErrorContext) {
     super(message, context.cause === undefined ? undefined : { cause: context.cause });
     this.name = new.target.name;
     this.operation = context.operation;
@@ -77,9 +78,6 @@ export class IdempotencyInProgressError extends IdempotencyError {
 /** The store failed or timed out before the action (fail-closed): the action never ran. */
 export class IdempotencyStoreUnavailableError extends IdempotencyError {
   readonly code = IdempotencyErrorCode.StoreUnavailable;
-  constructor(message: string, context: IdempotencyErrorContext) {
-    super(message, context);
-  }
 }
 
 /**
@@ -101,9 +99,6 @@ export class IdempotencyLeaseLostError extends IdempotencyError {
 /** A stored record cannot be decoded. Never treated as a miss: the action does not run again. */
 export class IdempotencyCorruptRecordError extends IdempotencyError {
   readonly code = IdempotencyErrorCode.CorruptRecord;
-  constructor(message: string, context: IdempotencyErrorContext) {
-    super(message, context);
-  }
 }
 
 /**
@@ -112,9 +107,6 @@ export class IdempotencyCorruptRecordError extends IdempotencyError {
  */
 export class IdempotencyUnencodableResultError extends IdempotencyError {
   readonly code = IdempotencyErrorCode.UnencodableResult;
-  constructor(message: string, context: IdempotencyErrorContext) {
-    super(message, context);
-  }
 }
 
 /** A programmer error in options or request settings (TTL out of range, bad lease, bad key prefix). */
