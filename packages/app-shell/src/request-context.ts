@@ -103,19 +103,11 @@ export class RequestContextMiddleware implements NestMiddleware {
   ) {}
 
   use(req: Request, res: Response, next: NextFunction): void {
-    const { service, tenantOf } = this.options;
+    const { tenantOf } = this.options;
     const incoming = req.headers[ChainHeader.RequestId];
     const minted = this.options.requestId === 'mint';
-    const requestId =
-      !minted && typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
-    const budget = this.options.requestBudgetMs;
-    const context: RequestContext =
-      budget === undefined
-        ? { requestId }
-        : {
-            requestId,
-            deadline: parseDeadline(req.headers[ChainHeader.Deadline], Date.now(), budget, MAX_BUDGET_MS),
-          };
+    const context = this.contextOf(req, minted, incoming);
+    const { requestId } = context;
     contexts.set(req, context);
     res.setHeader(ChainHeader.RequestId, requestId);
     const started = process.hrtime.bigint();
@@ -146,27 +138,51 @@ export class RequestContextMiddleware implements NestMiddleware {
         replayed: res.getHeader(ChainHeader.IdempotentReplayed) === 'true',
         durationMs: Math.round(seconds * 1000),
       });
-      if (
-        this.journal.enabled &&
-        route !== '/health' &&
-        route !== '/metrics' &&
-        !req.originalUrl.startsWith('/__')
-      ) {
-        const key = req.headers[ChainHeader.IdempotencyKey];
-        this.journal.record({
-          service,
-          requestId,
-          method: req.method,
-          route,
-          path: req.originalUrl,
-          ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
-          startedAt,
-          endedAt: finishedAt ?? preciseNow(),
-          status: status === 'aborted' ? status : res.statusCode,
-          replayed: res.getHeader(ChainHeader.IdempotentReplayed) === 'true',
-        });
-      }
+      this.journalize(req, res, { requestId, route, status, startedAt, endedAt: finishedAt ?? preciseNow() });
     });
     withLogContext({ requestId }, next);
+  }
+
+  /** The request's id (minted, or the caller's when well-formed) and, with a request budget, its deadline. */
+  private contextOf(req: Request, minted: boolean, incoming: string | string[] | undefined): RequestContext {
+    const requestId =
+      !minted && typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const budget = this.options.requestBudgetMs;
+    return budget === undefined
+      ? { requestId }
+      : {
+          requestId,
+          deadline: parseDeadline(req.headers[ChainHeader.Deadline], Date.now(), budget, MAX_BUDGET_MS),
+        };
+  }
+
+  /** The scenario journal's entry of a finished request (probes, metrics and scenario routes are not journaled). */
+  private journalize(
+    req: Request,
+    res: Response,
+    done: { requestId: string; route: string; status: string; startedAt: number; endedAt: number },
+  ): void {
+    const { route, status } = done;
+    if (
+      !this.journal.enabled ||
+      route === '/health' ||
+      route === '/metrics' ||
+      req.originalUrl.startsWith('/__')
+    ) {
+      return;
+    }
+    const key = req.headers[ChainHeader.IdempotencyKey];
+    this.journal.record({
+      service: this.options.service,
+      requestId: done.requestId,
+      method: req.method,
+      route,
+      path: req.originalUrl,
+      ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+      startedAt: done.startedAt,
+      endedAt: done.endedAt,
+      status: status === 'aborted' ? status : res.statusCode,
+      replayed: res.getHeader(ChainHeader.IdempotentReplayed) === 'true',
+    });
   }
 }

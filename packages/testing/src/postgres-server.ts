@@ -1,4 +1,4 @@
-import { execFile, spawn, type ChildProcess } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { access, chown, mkdtemp, readdir, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -7,8 +7,7 @@ import { promisify } from 'node:util';
 import pg from 'pg';
 import { dockerAnswers } from './docker.js';
 import { freePort } from './free-port.js';
-import { childrenOf, trySignal } from './process-tree.js';
-import { waitFor } from './wait.js';
+import { Postmaster, serverArgs } from './postgres-postmaster.js';
 import { containerControl, type ServerControl } from './server-control.js';
 
 const run = promisify(execFile);
@@ -187,88 +186,33 @@ async function initDataDir(binDir: string) {
   return { dir, data, as };
 }
 
-/** The postmaster's command line: loopback only, its socket in `dir`. */
-function serverArgs(data: string, port: number, dir: string, options: PrivatePostgresOptions): string[] {
-  return [
-    ...['-D', data, '-p', String(port), '-k', dir, '-c', 'listen_addresses=127.0.0.1'],
-    // Durability against a process crash needs no fsync (the kernel keeps the pages); tests never crash the kernel.
-    ...['-c', `fsync=${options.durable ? 'on' : 'off'}`],
-    ...['-c', 'max_connections=300', '-c', 'log_min_messages=fatal'],
-  ];
-}
-
-/** Resolves once the server at `url` runs a query; rejects (for {@link waitFor} to retry) until then. */
-async function answersQueries(url: string): Promise<void> {
-  const probe = new pg.Client({ connectionString: url, connectionTimeoutMillis: 1_000 });
-  try {
-    await probe.connect();
-    await probe.query('SELECT 1');
-  } finally {
-    await probe.end().catch(() => undefined);
-  }
-}
-
 /** initdb in a temporary directory, then the server on a free port of 127.0.0.1; trust auth. */
 export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PostgresHandle> {
   const binDir = options.bin ?? (await postgresBinaries());
   if (!binDir) throw new Error('startPrivatePostgres: no initdb found (PATH or /usr/lib/postgresql/*/bin)');
   const { dir, data, as } = await initDataDir(binDir);
-  const port = await freePort();
-  const args = serverArgs(data, port, dir, options);
-  let child: ChildProcess | undefined;
-  const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
-
-  const signalAll = (signal: NodeJS.Signals): void => {
-    // Backends call setsid(), so no process group holds them all: signal the postmaster first (it forks no more
-    // once stopped or dead), then each of its children.
-    const pid = child?.pid;
-    if (pid === undefined) return;
-    trySignal(pid, signal);
-    for (const backend of childrenOf(pid)) trySignal(backend, signal);
-  };
-  const exited = (proc: ChildProcess): Promise<void> =>
-    proc.exitCode !== null || proc.signalCode !== null
-      ? Promise.resolve()
-      : new Promise((resolve) => proc.once('exit', () => resolve()));
-  const start = async (): Promise<void> => {
-    const proc = spawn(join(binDir, 'postgres'), args, { ...as, cwd: dir, stdio: 'ignore' });
-    child = proc;
-    proc.unref();
-    await waitFor(`postgres on port ${port}`, async () => {
-      if (proc.exitCode !== null) throw new Error(`postgres exited with ${proc.exitCode}`);
-      await answersQueries(url);
-    });
-  };
-  const end = async (signal: NodeJS.Signals): Promise<void> => {
-    const proc = child;
-    if (!proc || proc.exitCode !== null || proc.signalCode !== null) return;
-    const gone = exited(proc);
-    const backends = childrenOf(proc.pid!);
-    proc.ref();
-    signalAll(signal);
-    signalAll('SIGCONT');
-    await gone;
-    // Backends of a killed server exit on their own once they notice; wait so a restart finds no old shared memory.
-    await waitFor('the backends to exit', async () => {
-      if (backends.some((backend) => trySignal(backend, 0))) throw new Error('backends still running');
-    });
-    child = undefined;
-  };
+  const postmaster = new Postmaster({
+    binDir,
+    dir,
+    port: await freePort(),
+    args: (port) => serverArgs(data, port, dir, options),
+    spawnOptions: as,
+  });
   const control: PostgresControl = {
-    stop: () => end('SIGINT'),
-    start,
+    stop: () => postmaster.end('SIGINT'),
+    start: () => postmaster.start(),
     restart: async () => {
-      await end('SIGINT');
-      await start();
+      await postmaster.end('SIGINT');
+      await postmaster.start();
     },
-    kill: () => end('SIGKILL'),
-    pause: () => signalAll('SIGSTOP'),
-    resume: () => signalAll('SIGCONT'),
+    kill: () => postmaster.end('SIGKILL'),
+    pause: () => postmaster.signalAll('SIGSTOP'),
+    resume: () => postmaster.signalAll('SIGCONT'),
   };
 
-  await start();
-  return handle(url, 'initdb', control, async () => {
-    await end('SIGINT');
+  await postmaster.start();
+  return handle(postmaster.url, 'initdb', control, async () => {
+    await postmaster.end('SIGINT');
     await rm(dir, { recursive: true, force: true });
   });
 }

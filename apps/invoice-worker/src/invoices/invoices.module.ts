@@ -1,5 +1,12 @@
 import { hostname } from 'node:os';
-import { Inject, Module, Optional, type DynamicModule, type OnApplicationShutdown } from '@nestjs/common';
+import {
+  Inject,
+  Module,
+  Optional,
+  type DynamicModule,
+  type OnApplicationShutdown,
+  type Type,
+} from '@nestjs/common';
 import { BullModule, Processor } from '@nestjs/bullmq';
 import { trace } from '@opentelemetry/api';
 import { BullMQOtel } from 'bullmq-otel';
@@ -37,20 +44,6 @@ export class InvoicesModule implements OnApplicationShutdown {
       config.redisClusterNodes.length === 0
         ? undefined
         : (createRedisConnection(redisLocation(config), { maxRetriesPerRequest: null }) as Cluster);
-    // `@Processor` takes worker options when a class is defined, and they come from config read at start-up: so
-    // the configured processor is a subclass defined here. Nest reads the metadata only when the app starts.
-    @Processor(INVOICES_QUEUE, {
-      name: `invoice-worker@${hostname()}:${process.pid}`,
-      concurrency: config.worker.concurrency,
-      lockDuration: config.worker.lockDurationMs,
-      stalledInterval: config.worker.stalledIntervalMs,
-      maxStalledCount: config.worker.maxStalledCount,
-      // BullMQ honours a manual rate limit (the 429 pause of `JobRetries`) only on a worker with a limiter; this
-      // one is too wide to ever bind by itself (a million jobs a second).
-      limiter: { max: 1_000_000, duration: 1_000 },
-    })
-    class ConfiguredInvoicesProcessor extends InvoicesProcessor {}
-
     return {
       module: InvoicesModule,
       imports: [
@@ -65,21 +58,7 @@ export class InvoicesModule implements OnApplicationShutdown {
         }),
         // Registering the queue is what makes @nestjs/bullmq discover @Processor classes and start their Worker.
         BullModule.registerQueue({ name: INVOICES_QUEUE }, { name: DEAD_LETTER_QUEUE }),
-        IdempotencyModule.registerAsync({
-          inject: [REDIS_CLIENT, MetricsService],
-          useFactory: (redis: Redis | Cluster, metrics: MetricsService) => ({
-            store: new RedisIdempotencyStore(redis, { keyPrefix: config.idempotency.keyPrefix }),
-            coordinator: {
-              // `raise`, not `wait`: a duplicate delivery must not hold a worker slot while another worker sends;
-              // it fails this attempt (not acknowledged) and BullMQ brings it back after the backoff.
-              inFlight: 'raise',
-              leaseMs: config.idempotency.leaseMs,
-              renewLease: config.idempotency.renewLease,
-              onEvent: (event: IdempotencyEvent) => metrics.idempotencyEvents.inc({ type: event.type }),
-              tracer: trace.getTracer('invoice-worker'),
-            },
-          }),
-        }),
+        idempotencyModule(config),
         MailModule,
       ],
       providers: [
@@ -94,9 +73,48 @@ export class InvoicesModule implements OnApplicationShutdown {
             exit: (code) => process.exit(code),
           } satisfies WorkerShutdown,
         },
-        ConfiguredInvoicesProcessor,
+        configuredProcessor(config),
         ...(cluster === undefined ? [] : [{ provide: BULLMQ_CLUSTER, useValue: cluster }]),
       ],
     };
   }
+}
+
+/**
+ * The processor with the configured worker options. `@Processor` takes them when a class is defined, and they come
+ * from config read at start-up: so the configured processor is a subclass defined here. Nest reads the metadata
+ * only when the app starts.
+ */
+function configuredProcessor(config: AppConfig): Type<InvoicesProcessor> {
+  @Processor(INVOICES_QUEUE, {
+    name: `invoice-worker@${hostname()}:${process.pid}`,
+    concurrency: config.worker.concurrency,
+    lockDuration: config.worker.lockDurationMs,
+    stalledInterval: config.worker.stalledIntervalMs,
+    maxStalledCount: config.worker.maxStalledCount,
+    // BullMQ honours a manual rate limit (the 429 pause of `JobRetries`) only on a worker with a limiter; this
+    // one is too wide to ever bind by itself (a million jobs a second).
+    limiter: { max: 1_000_000, duration: 1_000 },
+  })
+  class ConfiguredInvoicesProcessor extends InvoicesProcessor {}
+  return ConfiguredInvoicesProcessor;
+}
+
+/** The coordinator of the sends, on the shell's Redis client, counting its events. */
+function idempotencyModule(config: AppConfig): DynamicModule {
+  return IdempotencyModule.registerAsync({
+    inject: [REDIS_CLIENT, MetricsService],
+    useFactory: (redis: Redis | Cluster, metrics: MetricsService) => ({
+      store: new RedisIdempotencyStore(redis, { keyPrefix: config.idempotency.keyPrefix }),
+      coordinator: {
+        // `raise`, not `wait`: a duplicate delivery must not hold a worker slot while another worker sends;
+        // it fails this attempt (not acknowledged) and BullMQ brings it back after the backoff.
+        inFlight: 'raise',
+        leaseMs: config.idempotency.leaseMs,
+        renewLease: config.idempotency.renewLease,
+        onEvent: (event: IdempotencyEvent) => metrics.idempotencyEvents.inc({ type: event.type }),
+        tracer: trace.getTracer('invoice-worker'),
+      },
+    }),
+  });
 }
