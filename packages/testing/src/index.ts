@@ -31,7 +31,11 @@ export { childrenOf, trySignal } from './process-tree.js';
 export { startTcpProxy, type ProxyConnection, type TcpProxy, type TcpProxyTarget } from './tcp-proxy.js';
 export { captureProblem, type SentProblem } from './capture-problem.js';
 export { startRedisReplication, type RedisReplicationHandle } from './redis-replication.js';
-export { TEST_INTERNAL_AUTHORIZATION, TEST_INTERNAL_TOKEN } from './credentials.js';
+export {
+  INTERNAL_SERVICE_DEFAULTS,
+  TEST_INTERNAL_AUTHORIZATION,
+  TEST_INTERNAL_TOKEN,
+} from './credentials.js';
 export {
   decodeOtlpSpans,
   startSpanCollector,

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ConfigError } from '@retry-safe/app-shell';
 import { loadPaymentsConfig } from '../../src/config/payments-config.js';
-import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
+import { INTERNAL_SERVICE_DEFAULTS, TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 
 // What every environment must hold (the test value of the internal credential).
 const REQUIRED = { INTERNAL_TOKEN: TEST_INTERNAL_TOKEN };
@@ -22,13 +22,7 @@ describe('loadPaymentsConfig', () => {
         keyPrefix: 'idem:',
         commandTimeoutMs: 1_000,
       },
-      requestBudgetMs: 10_000,
-      bodyLimitBytes: 16_384,
-      faultsEnabled: false,
-      host: '127.0.0.1',
-      drainTimeoutMs: 10_000,
-      logLevel: 'info',
-      internalToken: REQUIRED.INTERNAL_TOKEN,
+      ...INTERNAL_SERVICE_DEFAULTS,
     });
   });
 
