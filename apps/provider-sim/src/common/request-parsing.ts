@@ -4,7 +4,7 @@ import {
   IdempotencyKeyInvalidError,
   IdempotencyKeyMissingError,
   ValidationFailedError,
-} from './provider-errors.js';
+} from '@retry-safe/app-shell';
 
 /**
  * Longest accepted key. Stripe stops at 255; callers here send `<operation>.<client key>` (the client key alone may
