@@ -48,36 +48,17 @@ export class FakeOrders {
     attempts: 1,
   };
 
-  async createPayment(
-    payment: PaymentRequest,
-    key: string,
-    caller: Caller,
-  ): Promise<ServiceResponse<unknown>> {
-    this.calls.push({ kind: 'payment', payment, key, caller });
-    return this.answer;
-  }
+  createPayment = (payment: PaymentRequest, key: string, caller: Caller) =>
+    this.record({ kind: 'payment', payment, key, caller });
+  requestInvoice = (invoice: InvoiceRequest, caller: Caller) =>
+    this.record({ kind: 'invoice', invoice, caller });
+  createOrder = (order: OrderCreateRequest, key: string, caller: Caller) =>
+    this.record({ kind: 'create', order, key, caller });
+  getOrder = (orderId: string, caller: Caller) => this.record({ kind: 'get', orderId, caller });
+  listOrders = (page: OrderListRequest, caller: Caller) => this.record({ kind: 'list', page, caller });
 
-  async requestInvoice(invoice: InvoiceRequest, caller: Caller): Promise<ServiceResponse<unknown>> {
-    this.calls.push({ kind: 'invoice', invoice, caller });
-    return this.answer;
-  }
-
-  async createOrder(
-    order: OrderCreateRequest,
-    key: string,
-    caller: Caller,
-  ): Promise<ServiceResponse<unknown>> {
-    this.calls.push({ kind: 'create', order, key, caller });
-    return this.answer;
-  }
-
-  async getOrder(orderId: string, caller: Caller): Promise<ServiceResponse<unknown>> {
-    this.calls.push({ kind: 'get', orderId, caller });
-    return this.answer;
-  }
-
-  async listOrders(page: OrderListRequest, caller: Caller): Promise<ServiceResponse<unknown>> {
-    this.calls.push({ kind: 'list', page, caller });
+  private async record(call: OrdersCall): Promise<ServiceResponse<unknown>> {
+    this.calls.push(call);
     return this.answer;
   }
 }
