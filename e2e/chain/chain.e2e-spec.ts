@@ -20,9 +20,6 @@ import { Queue } from 'bullmq';
 import request from 'supertest';
 import {
   chainScenario,
-  type ChainData,
-  expectedTable,
-  runRow,
   stackTarget,
   DEMO_INTERNAL_TOKEN,
   DEMO_TENANTS,
@@ -32,6 +29,7 @@ import { waitFor } from '@retry-safe/testing';
 import { newKey, newOrder, pay, sendNow } from '../support/client.js';
 import { useStack } from '../support/stack.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
+import { itRunsEveryRow } from '../support/scenario-rows.js';
 
 const ORDERS_ROUTE = 'POST /v1/orders/:orderId/payments';
 const PAYMENTS_ROUTE = 'POST /v1/payments';
@@ -107,26 +105,21 @@ describe('chain: gateway -> orders -> payments -> provider', () => {
       await target().reset();
     });
 
-    it('documents the table the runner prints', () => {
-      expect(expectedTable(chainScenario)).toEqual([
+    // One stack; each design switches the settings it needs with PUT /__config (the others are reset).
+    itRunsEveryRow(
+      chainScenario,
+      [
         ['no coordinator', '2 / 3', '3'],
         ['fresh key per retry', '2 / 3', '2'],
         ['key propagated', '2 / 3', '1'],
-      ]);
-    });
-
-    // One stack; each design switches the settings it needs with PUT /__config (the others are reset).
-    it.each(chainScenario.rows.map((row) => [row.design, row] as const))(
+      ],
       '%s: the client gets 201; orders saw 2 requests, payments 3, the provider charged as documented',
-      async (design, row) => {
-        const result = await runRow(chainScenario, row, target());
-        const { res, ordersRequests, paymentsRequests, ordersDropped, paymentsDropped, ledger } =
-          result.data as ChainData;
+      target,
+      ({ res, ordersRequests, paymentsRequests, ordersDropped, paymentsDropped, ledger }, row, result) => {
         const charges = Number(row.expected[1]);
         // With the key propagated, the answer that finally arrives is payments' replay of the stored Charge.
-        const replayed = design === 'key propagated';
+        const replayed = row.design === 'key propagated';
 
-        expect(result.measured).toEqual(result.expected);
         expect(res.status).toBe(201);
         expect(res.body).toMatchObject({ amount: 4200, currency: 'USD', status: 'succeeded' });
         expect(res.headers['idempotent-replayed']).toBe(replayed ? 'true' : undefined);

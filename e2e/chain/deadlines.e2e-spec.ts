@@ -13,9 +13,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { waitFor } from '@retry-safe/testing';
-import { newKey, newOrder, pay } from '../support/client.js';
+import { fetchPayment, newKey, newOrder, pay } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
-import { DEMO_TENANTS, type Stack } from '@retry-safe/scenarios';
+import type { Stack } from '@retry-safe/scenarios';
 import { PROBLEM, paymentTraffic } from '../failures/failure-helpers.js';
 import { journalOf, stored } from './chain-helpers.js';
 import { useStack } from '../support/stack.js';
@@ -31,16 +31,9 @@ function payAndHangUp(
   orderId: string,
 ): { hangUp: () => void; done: Promise<unknown> } {
   const controller = new AbortController();
-  const done = fetch(`${stack.urls.gateway}/v1/orders/${orderId}/payments`, {
-    method: 'POST',
-    headers: {
-      authorization: `Bearer ${DEMO_TENANTS.a.token}`,
-      'content-type': 'application/json',
-      'idempotency-key': key,
-    },
-    body: JSON.stringify({ amount: 5100, currency: 'EUR' }),
-    signal: controller.signal,
-  }).catch((error: unknown) => error);
+  const done = fetchPayment(stack.urls.gateway, orderId, key, 5100, controller.signal).catch(
+    (error: unknown) => error,
+  );
   return { hangUp: () => controller.abort(), done };
 }
 

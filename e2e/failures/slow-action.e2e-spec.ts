@@ -14,7 +14,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { sleep } from '@retry-safe/testing';
-import { newKey, newOrder, pay, sendNow } from '../support/client.js';
+import { expectReplayOf, newKey, newOrder, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { startStack, type Stack } from '@retry-safe/scenarios';
 import { PROBLEM, metricSum, paymentTraffic } from './failure-helpers.js';
@@ -66,9 +66,7 @@ describe(`scenario 6: the action outlives its lease (IDEMPOTENCY_LEASE_MS=${LEAS
     expect((await events('lease_renewed')) - renewedBefore).toBe(0);
     // The record is the duplicate's: the stale owner's completion never overwrote it.
     const replay = await pay(stack, { key, orderId, amount: 8800 });
-    expect(replay.status).toBe(201);
-    expect(replay.headers['idempotent-replayed']).toBe('true');
-    expect(replay.text).toBe(duplicate.text);
+    expectReplayOf(replay, duplicate);
     const ledger = await stack.providerCharges();
     expect(ledger.calls).toBe(2);
     expect(ledger.charges).toHaveLength(2);

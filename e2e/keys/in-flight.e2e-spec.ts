@@ -11,17 +11,16 @@
  *
  * The `run` row turns provider dedup off: with it on, the provider would hide the duplicate the mode causes.
  */
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect } from '@jest/globals';
 import {
   keysScenario,
-  type KeysData,
-  expectedTable,
-  runRow,
   stackTarget,
   type ScenarioTarget,
   startStack,
   type Stack,
 } from '@retry-safe/scenarios';
+import { itRunsEveryRow } from '../support/scenario-rows.js';
+import { expectReplayOf } from '../support/client.js';
 
 const CHARGES: Record<string, number> = { run: 2, wait: 1, raise: 1 };
 
@@ -42,21 +41,16 @@ describe('in flight: a duplicate while the first request is inside the provider 
     await stack?.close();
   });
 
-  it('documents the table the runner prints', () => {
-    expect(expectedTable(keysScenario)).toEqual([
+  itRunsEveryRow(
+    keysScenario,
+    [
       ['run', '201, a second Charge', '2'],
       ['wait', "201, the first's Charge (replayed)", '1'],
       ['raise', '409 payment_in_progress', '1'],
-    ]);
-  });
-
-  it.each(keysScenario.rows.map((row) => [row.design, row] as const))(
+    ],
     'IDEMPOTENCY_IN_FLIGHT=%s: the measured row is the documented one',
-    async (mode, row) => {
-      const result = await runRow(keysScenario, row, target);
-      const { first, second, ledger, paymentsRequests } = result.data as KeysData;
-
-      expect(result.measured).toEqual(result.expected);
+    () => target,
+    ({ first, second, ledger, paymentsRequests }, { design: mode }, result) => {
       expect(first.status).toBe(201);
       expect(first.headers['idempotent-replayed']).toBeUndefined();
       switch (mode) {
@@ -67,9 +61,7 @@ describe('in flight: a duplicate while the first request is inside the provider 
           break;
         case 'wait':
           // The second waited for the first and got its Charge.
-          expect(second.status).toBe(201);
-          expect(second.headers['idempotent-replayed']).toBe('true');
-          expect(second.text).toBe(first.text);
+          expectReplayOf(second, first);
           break;
         case 'raise':
           expect(second.status).toBe(409);

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
-import { newKey, newOrder, pay, sendNow } from '../support/client.js';
+import { expectReplayOf, newKey, newOrder, pay, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
 import { metricValue } from '@retry-safe/testing';
 import { DEMO_TENANTS } from '@retry-safe/scenarios';
@@ -38,9 +38,7 @@ describe('keys', () => {
       status: 'succeeded',
       providerChargeId: expect.stringMatching(/^ch_/),
     });
-    expect(second.status).toBe(201);
-    expect(second.headers['idempotent-replayed']).toBe('true');
-    expect(second.text).toBe(first.text);
+    expectReplayOf(second, first);
 
     const ledger = await stack().providerCharges();
     expect(ledger.calls).toBe(1);
@@ -66,9 +64,7 @@ describe('keys', () => {
     const bare = await pay(stack(), { key, orderId });
 
     expect(quoted.status).toBe(201);
-    expect(bare.status).toBe(201);
-    expect(bare.headers['idempotent-replayed']).toBe('true');
-    expect(bare.text).toBe(quoted.text);
+    expectReplayOf(bare, quoted);
     expect((await stack().providerCharges()).charges).toHaveLength(1);
   });
 
@@ -141,9 +137,7 @@ describe('keys', () => {
     const original = await first;
     expect(original.status).toBe(201);
     const retried = await pay(stack(), { key, orderId });
-    expect(retried.status).toBe(201);
-    expect(retried.headers['idempotent-replayed']).toBe('true');
-    expect(retried.text).toBe(original.text);
+    expectReplayOf(retried, original);
     expect((await stack().providerCharges()).charges).toHaveLength(1);
   });
 

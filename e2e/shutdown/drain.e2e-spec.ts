@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from '@jest/globals';
 import { sleep } from '@retry-safe/testing';
-import { pay, newKey, newOrder, sendNow } from '../support/client.js';
+import { fetchPayment, pay, newKey, newOrder, sendNow } from '../support/client.js';
 import { chargeIsHeld, holdNextCharge } from '../support/hold.js';
-import { DEMO_TENANTS, type ServiceName } from '@retry-safe/scenarios';
+import type { ServiceName } from '@retry-safe/scenarios';
 import { useStack } from '../support/stack.js';
 
 // What a careful client retries with the same key: a hop that got no answer (502/504), a 503, a lost connection.
@@ -27,15 +27,7 @@ async function payUntilAnswered(
   for (let attempt = 1; ; attempt++) {
     let status: number | undefined;
     try {
-      const res = await fetch(`${gateway()}/v1/orders/${orderId}/payments`, {
-        method: 'POST',
-        headers: {
-          authorization: `Bearer ${DEMO_TENANTS.a.token}`,
-          'content-type': 'application/json',
-          'idempotency-key': key,
-        },
-        body: JSON.stringify({ amount: 1999, currency: 'EUR' }),
-      });
+      const res = await fetchPayment(gateway(), orderId, key, 1999);
       await res.arrayBuffer();
       status = res.status;
     } catch {

@@ -1,3 +1,4 @@
+import { expect } from '@jest/globals';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { DEMO_TENANTS, createdOrderId, fixtureOrderBody, type Stack } from '@retry-safe/scenarios';
@@ -51,6 +52,29 @@ export async function pay(stack: Stack, call: PaymentCall = {}): Promise<request
   return test.send(typeof body === 'string' ? body : JSON.stringify(body));
 }
 
+/**
+ * `POST /v1/orders/{orderId}/payments` on the gateway with `fetch` (tenant A, EUR): for a test that hangs up on the
+ * call (`signal`) or must see a refused connection as an error rather than a response.
+ */
+export function fetchPayment(
+  gateway: string,
+  orderId: string,
+  key: string,
+  amount: number,
+  signal?: AbortSignal,
+): Promise<Response> {
+  return fetch(`${gateway}/v1/orders/${orderId}/payments`, {
+    method: 'POST',
+    headers: {
+      authorization: `Bearer ${DEMO_TENANTS.a.token}`,
+      'content-type': 'application/json',
+      'idempotency-key': key,
+    },
+    body: JSON.stringify({ amount, currency: 'EUR' }),
+    ...(signal === undefined ? {} : { signal }),
+  });
+}
+
 /** Sends a request now, without awaiting it (a supertest Test is lazy: it only sends once awaited or `then`-ed). */
 export function sendNow(test: PromiseLike<request.Response>): Promise<request.Response> {
   return Promise.resolve(test.then((res) => res));
@@ -59,4 +83,18 @@ export function sendNow(test: PromiseLike<request.Response>): Promise<request.Re
 /** A fresh, unique idempotency key (tests never share keys). */
 export function newKey(label = 'key'): string {
   return `${label}-${randomUUID()}`;
+}
+
+/** `replay` is `original` replayed: 201, `Idempotent-Replayed: true`, and the same bytes. */
+export function expectReplayOf(
+  replay: {
+    readonly status: number;
+    readonly headers: Readonly<Record<string, string>>;
+    readonly text: string;
+  },
+  original: { readonly text: string },
+): void {
+  expect(replay.status).toBe(201);
+  expect(replay.headers['idempotent-replayed']).toBe('true');
+  expect(replay.text).toBe(original.text);
 }
