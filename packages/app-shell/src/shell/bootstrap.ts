@@ -24,7 +24,7 @@ const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
 export interface BootstrapOptions<C extends ListenConfig> {
   /** Reads and validates the environment, once (`() => loadGatewayConfig(process.env)`). */
   readonly loadConfig: () => C;
-  /** The root module for that config (`AppModule.forRoot`). */
+  /** The root module for that config (`(config) => AppModule.forRoot(config)`). */
   readonly module: (config: C) => DynamicModule;
   /** The first log line's fields besides `msg`, e.g. the designs in force. */
   readonly describe?: (config: C) => Record<string, unknown>;
