@@ -90,6 +90,15 @@ describe('invoice worker: SIGTERM during a send', () => {
     waitFor('a send held at the provider', async () => {
       if ((await stack.provider.faults()).rules[0]?.fired !== 1) throw new Error('not yet');
     });
+  /** The delivery completes within `timeoutMs`, with the one email the provider sent, in the process `pid`. */
+  const expectSentOnceBy = async (deliveryId: string, timeoutMs: number, pid: number | undefined) => {
+    const { state, job } = await settled(pool.queue, deliveryId, timeoutMs);
+    const { emails } = await stack.provider.emails();
+    expect(state).toBe('completed');
+    expect(emails).toHaveLength(1);
+    expect(job.returnvalue).toEqual({ emailId: emails[0]!.id });
+    expect(job.processedBy).toContain(`:${pid}`);
+  };
 
   beforeAll(async () => {
     stack = await startJobsStack('on', { faults: true });
@@ -117,12 +126,7 @@ describe('invoice worker: SIGTERM during a send', () => {
 
     await doomed.process.kill('SIGTERM');
 
-    const { state, job } = await settled(pool.queue, data.deliveryId, 1_000);
-    const { emails } = await stack.provider.emails();
-    expect(state).toBe('completed');
-    expect(emails).toHaveLength(1);
-    expect(job.returnvalue).toEqual({ emailId: emails[0]!.id });
-    expect(job.processedBy).toContain(`:${doomed.process.pid}`);
+    await expectSentOnceBy(data.deliveryId, 1_000, doomed.process.pid);
   });
 
   it('a send outlasting WORKER_SHUTDOWN_TIMEOUT_MS: the process exits anyway; the redelivery completes, 1 email', async () => {
@@ -142,11 +146,6 @@ describe('invoice worker: SIGTERM during a send', () => {
     expect(Date.now() - signalled).toBeLessThan(HOLD_MS);
     expect(await pool.queue.getJobState(data.deliveryId)).toBe('active');
     const survivor = await pool.start('worker-survivor');
-    const { state, job } = await settled(pool.queue, data.deliveryId, 15_000);
-    const { emails } = await stack.provider.emails();
-    expect(state).toBe('completed');
-    expect(emails).toHaveLength(1);
-    expect(job.returnvalue).toEqual({ emailId: emails[0]!.id });
-    expect(job.processedBy).toContain(`:${survivor.process.pid}`);
+    await expectSentOnceBy(data.deliveryId, 15_000, survivor.process.pid);
   });
 });
