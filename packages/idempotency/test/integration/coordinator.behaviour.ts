@@ -1,4 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { waitFor } from '@retry-safe/testing';
 import { IdempotencyErrorCode, InFlightMode, type CoordinatedResult } from '../../src/index.js';
 import {
   countingAction,
@@ -54,10 +55,17 @@ export function describeCoordinatorBehaviour(name: string, backend: BehaviourBac
           w.coordinator({ inFlight: 'wait' }),
           w.coordinator({ inFlight: 'wait' }, w.otherStore()),
         ];
-        const action = countingAction({ holdMs: 100 });
+        const action = countingAction({ holdMs: 10_000 });
         const calls = Array.from({ length: 100 }, (_, i) =>
           coordinators[i % 2]!.coordinateWithOutcome(w.request('k-wait'), action.run),
         );
+        // The owner finishes only once the 99 others found the key held: with a fixed hold, a loaded machine sent
+        // some claims after the result was stored, and those replayed without waiting (95 of 99 waited, seen).
+        await waitFor('99 calls to find the key in progress', async () => {
+          const seen = w.events.filter((e) => e.type === 'in_progress').length;
+          if (seen < 99) throw new Error(`${seen} so far`);
+        });
+        action.release();
         const { values, codes } = await settle(calls);
 
         expect(codes).toEqual([]);
