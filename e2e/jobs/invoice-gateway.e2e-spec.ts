@@ -21,6 +21,7 @@ import {
   type JobsData,
 } from '@retry-safe/scenarios';
 import { newOrder } from '../support/client.js';
+import { rowOf } from '../support/scenario-rows.js';
 import {
   INVOICES_QUEUE,
   settled,
@@ -63,7 +64,7 @@ describe('invoices through the gateway', () => {
     });
 
     it('protected: 2 deliveries, 1 email, completed with the original emailId', async () => {
-      const row = jobsScenario.rows.find((r) => r.design === 'protected')!;
+      const row = rowOf(jobsScenario, 'protected');
       const before = await metrics();
 
       const result = await runRow(jobsScenario, row, target());
@@ -101,7 +102,7 @@ describe('invoices through the gateway', () => {
     });
 
     it("unprotected (the worker's coordinator off): 2 deliveries, 2 emails", async () => {
-      const row = jobsScenario.rows.find((r) => r.design === 'unprotected')!;
+      const row = rowOf(jobsScenario, 'unprotected');
 
       const result = await runRow(jobsScenario, row, target());
       const { accepted, emails } = result.data as JobsData;

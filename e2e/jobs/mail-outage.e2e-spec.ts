@@ -13,13 +13,13 @@ import {
   type MailOutageData,
   type Stack,
 } from '@retry-safe/scenarios';
+import { rowOf } from '../support/scenario-rows.js';
 
 const OUTAGE_MS = 22_000;
 const CAP_MS = 2_000;
 /** One send's budget (the mail client's default 5 s attempt timeout is far above what a healthy send takes). */
 const SEND_ALLOWANCE_MS = 1_000;
 const scenario = mailOutageScenario({ outageMs: OUTAGE_MS, settleMs: 30_000 });
-const rowOf = (design: string) => scenario.rows.find((row) => row.design === design)!;
 
 describe('mail-outage: the provider is down while 10 invoices are requested', () => {
   let stack: Stack;
@@ -40,7 +40,7 @@ describe('mail-outage: the provider is down while 10 invoices are requested', ()
   });
 
   it('BullMQ default retries: the 5 attempts are spent during the outage, every job failed, no email', async () => {
-    const result = await runRow(scenario, rowOf('BullMQ default retries'), stackTarget(stack));
+    const result = await runRow(scenario, rowOf(scenario, 'BullMQ default retries'), stackTarget(stack));
     const data = result.data as MailOutageData;
 
     expect(result.measured).toEqual(result.expected);
@@ -49,7 +49,7 @@ describe('mail-outage: the provider is down while 10 invoices are requested', ()
   }, 120_000);
 
   it('retry horizon: no job failed, 10 emails after recovery, one per invoice, within a cap of recovery', async () => {
-    const result = await runRow(scenario, rowOf('retry horizon'), stackTarget(stack));
+    const result = await runRow(scenario, rowOf(scenario, 'retry horizon'), stackTarget(stack));
     const data = result.data as MailOutageData;
 
     expect(result.measured).toEqual(result.expected);

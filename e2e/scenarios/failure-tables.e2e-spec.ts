@@ -16,18 +16,11 @@ import {
   type RedisDownData,
   expectedTable,
   runRow,
-  type Scenario,
-  type ScenarioRow,
   stackTarget,
   type ScenarioTarget,
 } from '@retry-safe/scenarios';
 import { newOrder } from '../support/client.js';
-
-const rowOf = <D>(scenario: Scenario<D>, design: string): ScenarioRow<D> => {
-  const row = scenario.rows.find((r) => r.design === design);
-  if (row === undefined) throw new Error(`${scenario.name} has no row ${design}`);
-  return row;
-};
+import { rowOf } from '../support/scenario-rows.js';
 
 describe('failure tables', () => {
   let stack: Stack;

@@ -18,17 +18,10 @@ import {
   type ApplyPhase,
   type DbEffectData,
   type OutboxData,
-  type Scenario,
-  type ScenarioRow,
   type ScenarioTarget,
 } from '@retry-safe/scenarios';
+import { rowOf } from '../support/scenario-rows.js';
 import { useStack } from '../support/stack.js';
-
-const rowOf = <D>(scenario: Scenario<D>, design: string): ScenarioRow<D> => {
-  const row = scenario.rows.find((r) => r.design === design);
-  if (row === undefined) throw new Error(`${scenario.name} has no row ${design}`);
-  return row;
-};
 
 describe('orders tables: killed at its fault points, each design on the same faults', () => {
   let db: pg.Pool | undefined;

@@ -8,6 +8,13 @@ import {
   type ScenarioTarget,
 } from '@retry-safe/scenarios';
 
+/** The row of `scenario` whose design is `design`; throws when the scenario has none. */
+export function rowOf<D>(scenario: Scenario<D>, design: string): ScenarioRow<D> {
+  const row = scenario.rows.find((r) => r.design === design);
+  if (row === undefined) throw new Error(`${scenario.name} has no row ${design}`);
+  return row;
+}
+
 /**
  * A scenario's suite: its table as the runner prints it must be `table` (the documented contract), then one test
  * per row (`title` with `%s` for the design) runs the row on `target()`, expects the measured row to be the

@@ -11,17 +11,12 @@ import {
   runRow,
   stackTarget,
   type Scenario,
-  type ScenarioRow,
+  type Stack,
 } from '@retry-safe/scenarios';
+import { rowOf } from '../support/scenario-rows.js';
 import type { CollectedSpan } from '@retry-safe/testing';
 import { useStack } from '../support/stack.js';
 import { Trace, collectTrace } from '../support/traces.js';
-
-const rowOf = <D>(scenario: Scenario<D>, design: string): ScenarioRow<D> => {
-  const row = scenario.rows.find((r) => r.design === design);
-  if (row === undefined) throw new Error(`${scenario.name} has no row ${design}`);
-  return row;
-};
 
 const server = (route: string) => (span: CollectedSpan) => span.kind === 'server' && span.name === route;
 const outcome = (span: CollectedSpan | undefined) => span?.attributes['idempotency.outcome'];
@@ -30,19 +25,32 @@ const attempts = (trace: Trace, call: CollectedSpan) =>
     .children(call)
     .map((attempt) => [attempt.attributes['retry_safe.attempt'], attempt.attributes['retry_safe.outcome']]);
 
+/**
+ * Runs the `design` row of `scenario` on `running` (its measured row must be the documented one), then collects the
+ * trace rooted at the gateway's `route` server span once `complete` says it has arrived.
+ */
+async function traceOfRow<D>(
+  running: Stack,
+  scenario: Scenario<D>,
+  design: string,
+  route: string,
+  complete: (trace: Trace) => boolean,
+) {
+  const result = await runRow(scenario, rowOf(scenario, design), stackTarget(running), { diagram: false });
+  expect(result.matches).toBe(true);
+  const collector = running.traces!;
+  return { collector, trace: await collectTrace(collector, server(route), complete) };
+}
+
 describe('traces: one client action, one trace', () => {
   const stack = useStack({ traces: true, worker: true });
 
   it('chain: a payment whose answers are lost twice is one trace: orders 2 server spans, payments 3, one charge', async () => {
-    const running = stack();
-    const result = await runRow(chainScenario, rowOf(chainScenario, 'key propagated'), stackTarget(running), {
-      diagram: false,
-    });
-    expect(result.matches).toBe(true);
-    const collector = running.traces!;
-    const trace = await collectTrace(
-      collector,
-      server('POST /v1/orders/:orderId/payments'),
+    const { collector, trace } = await traceOfRow(
+      stack(),
+      chainScenario,
+      'key propagated',
+      'POST /v1/orders/:orderId/payments',
       (t) =>
         t.of('payments', { kind: 'server' }).length === 3 && t.of('gateway', { kind: 'server' }).length === 1,
     );
@@ -97,15 +105,11 @@ describe('traces: one client action, one trace', () => {
   });
 
   it('jobs: an invoice whose first acknowledgement failed is one trace: the request, two deliveries, one email', async () => {
-    const running = stack();
-    const result = await runRow(jobsScenario, rowOf(jobsScenario, 'protected'), stackTarget(running), {
-      diagram: false,
-    });
-    expect(result.matches).toBe(true);
-    const collector = running.traces!;
-    const trace = await collectTrace(
-      collector,
-      server('POST /v1/orders/:orderId/invoices'),
+    const { collector, trace } = await traceOfRow(
+      stack(),
+      jobsScenario,
+      'protected',
+      'POST /v1/orders/:orderId/invoices',
       (t) =>
         t.of('invoice-worker', { kind: 'consumer' }).length === 2 &&
         t.of('invoice-worker', { name: 'idempotency.coordinate' }).length === 2,
