@@ -4,7 +4,6 @@
  *
  * The `run` row turns provider dedup off: with it on, the provider would hide the duplicate the mode causes.
  */
-import { randomUUID } from 'node:crypto';
 import type { HttpResult } from '../engine/http.js';
 import { defineScenario, describeAnswer, type StepContext } from '../engine/scenario.js';
 import type { ChargeLedger } from '../engine/target.js';
@@ -41,12 +40,7 @@ function inFlightRow(
       ctx.step(`payments in-flight mode ${mode}, provider dedup ${providerDedup}`);
       await ctx.target.configure('payments', { inFlight: mode });
       await ctx.target.configure('provider', { dedup: providerDedup });
-      await ctx.holdNextCharge();
-      const key = `keys-${randomUUID()}`;
-      const orderId = await ctx.newOrder();
-      ctx.step('first payment: held inside the provider call');
-      const first = ctx.pay({ key, orderId });
-      await ctx.chargeIsHeld();
+      const { key, orderId, answer: first } = await ctx.payHeld('keys');
       ctx.step('second payment, same key, while the first is held');
       const second = await ctx.pay({ key, orderId });
       const firstAnswer = await first;

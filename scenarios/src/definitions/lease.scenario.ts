@@ -3,7 +3,6 @@
  * arrives after the lease ran out. Provider dedup off: every execution is a charge.
  */
 import { sleep } from '@retry-safe/testing';
-import { randomUUID } from 'node:crypto';
 import type { HttpResult } from '../engine/http.js';
 import { defineScenario, describeAnswer, type StepContext } from '../engine/scenario.js';
 import type { ChargeLedger } from '../engine/target.js';
@@ -26,12 +25,7 @@ function leaseRow(renewLease: boolean, expected: readonly string[]) {
       ctx.step(`lease ${SHORT_LEASE_MS} ms, renewal ${renewLease ? 'on' : 'off'}, provider dedup off`);
       await ctx.target.configure('payments', { leaseMs: SHORT_LEASE_MS, renewLease, inFlight: 'raise' });
       await ctx.target.configure('provider', { dedup: 'off' });
-      await ctx.holdNextCharge();
-      const key = `lease-${randomUUID()}`;
-      const orderId = await ctx.newOrder();
-      ctx.step('first payment: held inside the provider call');
-      const first = ctx.pay({ key, orderId });
-      await ctx.chargeIsHeld();
+      const { key, orderId, answer: first } = await ctx.payHeld('lease');
       // The reservation was taken just before the provider call: past this, an unrenewed lease has run out.
       await sleep(SHORT_LEASE_MS + 200);
       ctx.note(`${SHORT_LEASE_MS} ms lease ${renewLease ? 'renewed meanwhile' : 'ran out'}`);

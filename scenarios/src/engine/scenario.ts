@@ -9,7 +9,7 @@ import type { ClientCall, HttpResult } from './http.js';
 import { stepContext, type StepContext } from './step-context.js';
 import type { FaultSnapshot, JournalEntry, ScenarioTarget, Service } from './target.js';
 
-export { HOLD_MS, type PaymentRequest, type StepContext } from './step-context.js';
+export { HOLD_MS, type HeldPayment, type PaymentRequest, type StepContext } from './step-context.js';
 
 /** What a row's steps measured: its cells (after the design) and the raw data for finer assertions. */
 export interface RowMeasure<D> {

@@ -53,15 +53,24 @@ export interface StepContext {
   payDirectly(request?: PaymentRequest): Promise<HttpResult>;
   /** `POST /v1/orders/{orderId}/invoices` on the gateway, as tenant A. */
   requestInvoice(orderId: string, body: { version: number; email: string }): Promise<HttpResult>;
-  /** Makes the provider hold its next charge for `ms` (a `delay` fault, once). */
-  holdNextCharge(ms?: number): Promise<void>;
   /**
    * Keeps what `service`'s journal holds now for the row's diagram: call it before killing the service, whose
    * journal (in memory) dies with it.
    */
   keepJournal(service: Service): Promise<void>;
-  /** Resolves once the held charge reached the provider. */
-  chargeIsHeld(): Promise<void>;
+  /**
+   * The first of two payments with one key, held inside the provider call: holds the provider's next charge, pays
+   * a new order with the key `<label>-<uuid>` and resolves once that charge is held, with the payment's pending
+   * answer (for the second payment to send the same key and order).
+   */
+  payHeld(label: string): Promise<HeldPayment>;
+}
+
+/** A payment {@link StepContext.payHeld} sent: its key and order, and its answer, still pending. */
+export interface HeldPayment {
+  readonly key: string;
+  readonly orderId: string;
+  readonly answer: Promise<HttpResult>;
 }
 
 /** The context of one row: its calls, notes and set-up request ids are collected into the arrays given. */
@@ -91,7 +100,13 @@ export function stepContext(
     if (requestId !== undefined) setup.add(requestId);
     return createdOrderId(res);
   };
-  return {
+  // The provider holds its next charge for HOLD_MS (a `delay` fault, once).
+  const holdNextCharge = async (): Promise<void> => {
+    await target.setFaults('provider', [
+      { method: 'POST', path: '/v1/charges', at: 'before-handler', action: 'delay', ms: HOLD_MS, times: 1 },
+    ]);
+  };
+  const context: StepContext = {
     target,
     step,
     newOrder,
@@ -145,19 +160,23 @@ export function stepContext(
         { method: 'POST', headers: { authorization: `Bearer ${tenant.token}` }, body },
         (call) => calls.push({ service: 'gateway', ...call }),
       ),
-    holdNextCharge: async (ms = HOLD_MS) => {
-      await target.setFaults('provider', [
-        { method: 'POST', path: '/v1/charges', at: 'before-handler', action: 'delay', ms, times: 1 },
-      ]);
-    },
-    chargeIsHeld: () => chargeIsHeld(target),
     keepJournal: async (service) => {
       kept.push(...(await target.journal(service)));
     },
+    payHeld: async (label) => {
+      await holdNextCharge();
+      const key = `${label}-${randomUUID()}`;
+      const orderId = await newOrder();
+      step('first payment: held inside the provider call');
+      const answer = context.pay({ key, orderId });
+      await chargeIsHeld(target);
+      return { key, orderId, answer };
+    },
   };
+  return context;
 }
 
-/** Resolves once the provider's delay rule holds a charge (the one {@link StepContext.holdNextCharge} set). */
+/** Resolves once the provider's delay rule holds a charge (the one {@link StepContext.payHeld} set). */
 async function chargeIsHeld(target: ScenarioTarget): Promise<void> {
   await waitFor(
     'a charge held at the provider',
