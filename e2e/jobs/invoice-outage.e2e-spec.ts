@@ -21,7 +21,7 @@ import {
   settled,
   type InvoiceJobData,
 } from './jobs-harness.js';
-import { startJobsStack, startWorkerGroup, type JobsStack, type WorkerGroup } from './jobs-stack.js';
+import { useWorkerGroup } from './jobs-stack.js';
 
 /** Longer than JOB_OPTIONS's attempts (200+400+800+1600+3200 ms and 6 sends): BullMQ's own would all be spent. */
 const OUTAGE_MS = 10_000;
@@ -38,20 +38,10 @@ const keyOf = (job: InvoiceJobData) =>
   `mail.invoice.${job.tenantId.replaceAll('-', '')}.${job.orderId.replaceAll('-', '')}.v${job.invoiceVersion}`;
 
 describe('invoice worker: a mail provider outage', () => {
-  let stack: JobsStack;
-  let group: WorkerGroup;
-
-  beforeAll(async () => {
-    stack = await startJobsStack('off');
-    group = await startWorkerGroup('worker-outage', stack.redis.url, stack.provider, WORKER_ENV);
-  });
-
-  afterAll(async () => {
-    await group?.close();
-    await stack?.close();
-  });
+  const started = useWorkerGroup('worker-outage', 'off', WORKER_ENV);
 
   it('10 invoices during the outage: 0 failed, 10 emails after recovery, each once, within the cap of recovery', async () => {
+    const { stack, group } = started();
     const { queue, worker } = group;
     await stack.provider.process.kill('SIGTERM');
     const tenantId = randomUUID();
@@ -86,29 +76,25 @@ describe('invoice worker: a mail provider outage', () => {
 
 describe('invoice worker: past the retry horizon, the dead-letter queue and `pnpm invoices:redrive`', () => {
   const HORIZON_MS = 2_000;
-  let stack: JobsStack;
-  let group: WorkerGroup;
   let deadLetters: Queue;
   let cliEnv: Record<string, string>;
-
-  beforeAll(async () => {
-    stack = await startJobsStack('off');
-    group = await startWorkerGroup('worker-horizon', stack.redis.url, stack.provider, {
-      ...WORKER_ENV,
-      WORKER_BACKOFF_CAP_MS: '300',
-      WORKER_RETRY_HORIZON_MS: String(HORIZON_MS),
-    });
+  // Before the group's own afterAll (hooks run in order): the queue closes while its Redis is still there.
+  afterAll(async () => {
+    await deadLetters?.close();
+  });
+  const started = useWorkerGroup('worker-horizon', 'off', {
+    ...WORKER_ENV,
+    WORKER_BACKOFF_CAP_MS: '300',
+    WORKER_RETRY_HORIZON_MS: String(HORIZON_MS),
+  });
+  beforeAll(() => {
+    const { stack, group } = started();
     deadLetters = invoiceQueue(stack.redis.url, group.prefix, DEAD_LETTER_QUEUE) as unknown as Queue;
     cliEnv = { REDIS_URL: stack.redis.url, BULLMQ_PREFIX: group.prefix };
   });
 
-  afterAll(async () => {
-    await deadLetters?.close();
-    await group?.close();
-    await stack?.close();
-  });
-
   it('the job is dead-lettered with its last reason; the re-drive sends it once; a second re-drive sends nothing', async () => {
+    const { stack, group } = started();
     const { queue, worker } = group;
     await stack.provider.process.kill('SIGTERM');
     const data = freshInvoice();

@@ -5,31 +5,15 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import { metricSample, waitFor } from '@retry-safe/testing';
 import { freshInvoice, settled } from './jobs-harness.js';
-import {
-  startJobsStack,
-  startWorkerGroup,
-  type JobsStack,
-  type WorkerGroup,
-  type WorkerPool,
-} from './jobs-stack.js';
+import { startJobsStack, useWorkerGroup, type JobsStack, type WorkerPool } from './jobs-stack.js';
 
 const RETRY_AFTER_S = 1;
 
 describe('invoice worker: the provider throttles (429 with Retry-After)', () => {
-  let stack: JobsStack;
-  let group: WorkerGroup;
-
-  beforeAll(async () => {
-    stack = await startJobsStack('off', { faults: true });
-    group = await startWorkerGroup('worker-throttle', stack.redis.url, stack.provider);
-  });
-
-  afterAll(async () => {
-    await group?.close();
-    await stack?.close();
-  });
+  const started = useWorkerGroup('worker-throttle', 'off', {}, { faults: true });
 
   it('429 three times: each invoice sent once, no attempt used, no call to the provider during a pause', async () => {
+    const { stack, group } = started();
     const { queue, worker } = group;
     await stack.provider.setFaults([
       {

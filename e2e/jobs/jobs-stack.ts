@@ -2,6 +2,7 @@
  * The stacks the jobs suites start: a Redis of their own and a provider-sim (a {@link JobsStack}), and worker pools
  * on it, each a producer queue and the worker processes of one BullMQ and idempotency prefix.
  */
+import { afterAll, beforeAll } from '@jest/globals';
 import { startRedis, type RedisHandle } from '@retry-safe/testing';
 import type { Queue } from 'bullmq';
 import type { Cluster } from 'ioredis';
@@ -110,4 +111,38 @@ export async function startWorkerGroup(
   const pool = new WorkerPool({ redisUrl, provider, prefix: `e2e-${name}-${uniqueTag()}`, env });
   const worker = await pool.start(name);
   return { worker, queue: pool.queue, prefix: pool.prefix, close: () => pool.close() };
+}
+
+/** What {@link useWorkerGroup} started. */
+export interface StackWithGroup {
+  readonly stack: JobsStack;
+  readonly group: WorkerGroup;
+}
+
+/**
+ * A {@link JobsStack} (provider dedup `dedup`, fault routes with `faults`) and one worker group `name` with `env` on
+ * it, for the enclosing `describe`: started before its tests, closed after them (the group first). Returns them,
+ * for the tests to call.
+ */
+export function useWorkerGroup(
+  name: string,
+  dedup: 'on' | 'off',
+  env: Record<string, string> = {},
+  options: { faults?: boolean } = {},
+): () => StackWithGroup {
+  let started: StackWithGroup | undefined;
+  let stack: JobsStack | undefined;
+  beforeAll(async () => {
+    stack = await startJobsStack(dedup, options);
+    const group = await startWorkerGroup(name, stack.redis.url, stack.provider, env);
+    started = { stack, group };
+  });
+  afterAll(async () => {
+    await started?.group.close();
+    await stack?.close();
+  });
+  return () => {
+    if (started === undefined) throw new Error(`worker group ${name} is not started`);
+    return started;
+  };
 }
