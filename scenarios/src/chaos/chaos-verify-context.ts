@@ -54,10 +54,12 @@ export async function eachConcurrently<T>(
   await Promise.all(Array.from({ length: 16 }, () => worker()));
 }
 
-/** Provider charges under each provider key. */
-export function chargesByKey(charges: readonly ProviderCharge[]): Map<string, ProviderCharge[]> {
+/** Looks up the provider charges made under a payment's provider key (none: an empty list). */
+export function chargesOfPayment(
+  charges: readonly ProviderCharge[],
+): (payment: Pick<Payment, 'tenant' | 'key'>) => readonly ProviderCharge[] {
   const byKey = new Map<string, ProviderCharge[]>();
   for (const charge of charges)
     byKey.set(charge.idempotencyKey, [...(byKey.get(charge.idempotencyKey) ?? []), charge]);
-  return byKey;
+  return (payment) => byKey.get(providerKey(payment)) ?? [];
 }

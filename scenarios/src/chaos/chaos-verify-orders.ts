@@ -9,9 +9,8 @@ import type { ProviderCharge } from '../stack/stack.js';
 import { readOrdersRows, type AppliedCharge } from './chaos-database.js';
 import type { OrdersVerdict } from './chaos-report.js';
 import {
-  chargesByKey,
+  chargesOfPayment,
   eachConcurrently,
-  providerKey,
   type SentPayment,
   type VerifyContext,
 } from './chaos-verify-context.js';
@@ -44,7 +43,7 @@ export async function verifyOrders(
     ctx.problems.add('order', `${verdict.strayRows} order row(s) beyond one per key`);
   const applied = groupBy(rows.applied, (row) => row.orderId);
   const payments = groupBy(sent, (s) => s.payment.orderId);
-  const byKey = chargesByKey(charges);
+  const chargesOf = chargesOfPayment(charges);
   const tenantOf = new Map(
     ctx.orders.flatMap((order) => {
       const id = ctx.outcomes[order.index]?.orderId;
@@ -59,7 +58,7 @@ export async function verifyOrders(
     verdict.notApplied += rowsFound.notApplied;
     const money = await orderMoney(ctx.stack.urls.gateway, tenantOf.get(orderId) ?? 'a', orderId);
     const charged = paid.reduce((sum, { payment }) => {
-      const under = byKey.get(providerKey(payment)) ?? [];
+      const under = chargesOf(payment);
       // With provider dedup off a duplicate is the provider's doing, not orders': one charge per key is applied.
       const counted = ctx.options.providerDedup ? under : under.slice(0, 1);
       return sum + counted.reduce((s, charge) => s + charge.amount, 0);

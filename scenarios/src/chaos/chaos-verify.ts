@@ -10,7 +10,7 @@ import type { InvoicesVerdict, OrdersVerdict, PaymentsVerdict } from './chaos-re
 import { paymentsOf } from './chaos-traffic.js';
 import {
   Problems,
-  chargesByKey,
+  chargesOfPayment,
   eachConcurrently,
   providerKey,
   type SentPayment,
@@ -69,7 +69,7 @@ async function verifyPayments(
   sent: readonly SentPayment[],
   charges: readonly ProviderCharge[],
 ): Promise<PaymentsVerdict> {
-  const byKey = chargesByKey(charges);
+  const chargesOf = chargesOfPayment(charges);
   const verdict: PaymentsVerdict = {
     charges: charges.length,
     duplicates: 0,
@@ -82,7 +82,7 @@ async function verifyPayments(
   if (verdict.strayCharges > 0)
     ctx.problems.add('payment', `${verdict.strayCharges} provider charge(s) under keys no payment used`);
   await eachConcurrently(sent, ctx.aborted, async ({ payment, clients }) => {
-    const own = byKey.get(providerKey(payment)) ?? [];
+    const own = chargesOf(payment);
     verdict.duplicates += Math.max(0, own.length - 1);
     if (ctx.options.providerDedup && own.length > 1)
       ctx.problems.add('payment', `${payment.key}: ${own.length} provider charges`);
