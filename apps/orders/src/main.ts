@@ -7,5 +7,5 @@ bootstrap({
   loadConfig: () => loadOrdersConfig(process.env),
   module: (config) => AppModule.forRoot(config),
   listening: 'orders listening',
-  describe: (config) => ({ paymentsUrls: config.paymentsUrls }),
+  describe: (config) => ({ paymentsUrls: config.paymentsUrls, idempotency: config.idempotency.enabled }),
 });

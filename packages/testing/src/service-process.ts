@@ -13,6 +13,8 @@ export interface ServiceProcessOptions {
   port: number;
   /** Environment added to the current one. */
   env?: Record<string, string>;
+  /** Options for node itself, before the entry (`--cpu-prof`, which NODE_OPTIONS may not carry). @default none */
+  nodeArgs?: readonly string[];
   /**
    * Print the service's output, prefixed with its name.
    * @default process.env.E2E_LOGS === '1'
@@ -59,7 +61,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   const args = options.telemetry === false ? [entry] : ['--import', telemetryHookFor(entry), entry];
 
   const start = async (): Promise<void> => {
-    const proc = spawn(process.execPath, args, {
+    const proc = spawn(process.execPath, [...(options.nodeArgs ?? []), ...args], {
       env: { ...process.env, NODE_OPTIONS: '', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });

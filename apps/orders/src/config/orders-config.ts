@@ -39,6 +39,8 @@ const EnvSchema = z
     REDIS_CLUSTER_NODES: envRedisNodes(),
     DATABASE_URL: envPostgresUrl().default(DEFAULT_DATABASE_URL),
     DATABASE_POOL_SIZE: envInt(1, 100).default(10),
+    // Bench only (`pnpm bench:http`, the chain without records): never set it in a deployment.
+    IDEMPOTENCY_ENABLED: envBool().default(true),
     IDEMPOTENCY_TTL_MS: envInt(IDEMPOTENCY_LIMITS.ttlMs.min, IDEMPOTENCY_LIMITS.ttlMs.max).default(3_600_000),
     IDEMPOTENCY_COMMAND_TIMEOUT_MS: envInt(commandTimeoutMs.min, commandTimeoutMs.max).default(
       POSTGRES_STORE_DEFAULTS.commandTimeoutMs,
@@ -78,8 +80,14 @@ export interface OrdersConfig extends ListenConfig, InboundConfig {
    * The processing records orders keeps in its own database, in the transaction of the change they protect:
    * `IDEMPOTENCY_TTL_MS` (default 3600000, an hour: keep it equal to payments', which replays the Charge of every
    * retry orders passes on) and `IDEMPOTENCY_COMMAND_TIMEOUT_MS` (the store's default, 1000).
+   * `IDEMPOTENCY_ENABLED` (default true) is a BENCHMARK SWITCH: `false` writes orders and applies charges with no
+   * processing record (a retry creates a second order), so `pnpm bench:http` can measure what the record costs.
    */
-  readonly idempotency: { readonly ttlMs: number; readonly commandTimeoutMs: number };
+  readonly idempotency: {
+    readonly enabled: boolean;
+    readonly ttlMs: number;
+    readonly commandTimeoutMs: number;
+  };
   /** `BULLMQ_PREFIX` (default `bull`): the key prefix of the queue (the worker must use the same). */
   readonly bullmqPrefix: string;
   /**
@@ -106,7 +114,11 @@ export const loadOrdersConfig: ConfigLoader<OrdersConfig> = configLoader(
     redisClusterNodes: e.REDIS_CLUSTER_NODES,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
-    idempotency: { ttlMs: e.IDEMPOTENCY_TTL_MS, commandTimeoutMs: e.IDEMPOTENCY_COMMAND_TIMEOUT_MS },
+    idempotency: {
+      enabled: e.IDEMPOTENCY_ENABLED,
+      ttlMs: e.IDEMPOTENCY_TTL_MS,
+      commandTimeoutMs: e.IDEMPOTENCY_COMMAND_TIMEOUT_MS,
+    },
     bullmqPrefix: e.BULLMQ_PREFIX,
     outbox: { pollMs: e.OUTBOX_POLL_MS, batchSize: e.OUTBOX_BATCH_SIZE },
     upstream: upstreamConfigOf(e),

@@ -20,6 +20,8 @@ import type { OrdersDatabase } from './orders-database.js';
 
 /** DI token of the `Kysely<OrdersDatabase>` (on the one pool of the service). */
 export const ORDERS_DB = Symbol('ORDERS_DB');
+/** DI token of the `pg.Pool` under {@link ORDERS_DB}, for the named statements of a payment's hot path. */
+export const ORDERS_POOL = Symbol('ORDERS_POOL');
 /** DI token of the coordinator whose records live in the orders database, in the callers' transactions. */
 export const ORDERS_COORDINATOR = Symbol('ORDERS_COORDINATOR');
 
@@ -111,6 +113,7 @@ export class DatabaseModule {
       providers: [
         { provide: HANDLE, useFactory: () => openOrdersDatabase(config) },
         { provide: ORDERS_DB, inject: [HANDLE], useFactory: (h: OrdersDatabaseHandle) => h.db },
+        { provide: ORDERS_POOL, inject: [HANDLE], useFactory: (h: OrdersDatabaseHandle) => h.pool },
         {
           provide: ORDERS_COORDINATOR,
           inject: [HANDLE],
@@ -123,7 +126,7 @@ export class DatabaseModule {
         },
         DatabaseShutdown,
       ],
-      exports: [ORDERS_DB, ORDERS_COORDINATOR],
+      exports: [ORDERS_DB, ORDERS_POOL, ORDERS_COORDINATOR],
     };
   }
 }

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import type { Charge } from '@retry-safe/contracts';
+import { withPgTransaction } from '../database/pg-transaction.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrdersRepository } from '../orders/orders.repository.js';
 
@@ -22,11 +23,11 @@ export class ReadThenWriteApply {
 
   /** Applies `charge` unless a read finds it applied; true if this call added its amount. */
   apply(charge: Charge, idempotencyKey: string): Promise<boolean> {
-    return this.orders.db.transaction().execute(async (trx) => {
-      if (await this.orders.isChargeRecorded(trx, charge.id)) return false;
+    return withPgTransaction(this.orders.pool, async (client) => {
+      if (await this.orders.isChargeRecorded(client, charge.id)) return false;
       await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, { 'idempotency-key': idempotencyKey });
-      await this.orders.addToPaid(trx, charge.orderId, charge.amount);
-      await this.orders.insertPayment(trx, charge);
+      await this.orders.addToPaid(client, charge.orderId, charge.amount);
+      await this.orders.insertPayment(client, charge);
       return true;
     });
   }

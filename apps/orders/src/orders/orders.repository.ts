@@ -1,8 +1,10 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Charge } from '@retry-safe/contracts';
 import { OrderStatus } from '@retry-safe/contracts';
-import { sql, type Kysely, type Selectable, type Transaction } from 'kysely';
-import { ORDERS_DB } from '../database/database.module.js';
+import type { Kysely, Selectable, Transaction } from 'kysely';
+import type pg from 'pg';
+import { ORDERS_DB, ORDERS_POOL } from '../database/database.module.js';
+import type { NamedStatement } from '../database/pg-transaction.js';
 import type { OrdersDatabase, OrdersTable } from '../database/orders-database.js';
 import { OrderSchema, type Order, type OrderInvoice, type OrderPayment } from './order.js';
 
@@ -30,10 +32,49 @@ export function orderOf(row: OrderRow): Order {
   });
 }
 
+// A payment's statements, named: each pooled connection parses and plans them once.
+const FIND_ORDER: NamedStatement = {
+  name: 'orders:find-for-payment',
+  text: `SELECT id, tenant_id, amount, currency, paid_amount, status, created_at
+    FROM orders WHERE id = $1 AND tenant_id = $2`,
+};
+const APPLY_CHARGE: NamedStatement = {
+  name: 'orders:apply-charge',
+  text: `WITH applied AS (
+      INSERT INTO order_payments (charge_id, order_id, amount, currency, status, provider_charge_id)
+      VALUES ($1, $2, $3, $4, $5, $6)
+      ON CONFLICT (charge_id) DO NOTHING
+      RETURNING order_id, amount
+    )
+    UPDATE orders SET paid_amount = orders.paid_amount + applied.amount,
+      status = CASE WHEN orders.paid_amount + applied.amount >= orders.amount THEN $7 ELSE $8 END
+    FROM applied WHERE orders.id = applied.order_id`,
+};
+
+// The read-then-write demonstration's steps, one statement each (the design's apply is APPLY_CHARGE alone).
+const CHARGE_RECORDED: NamedStatement = {
+  name: 'orders:charge-recorded',
+  text: 'SELECT 1 FROM order_payments WHERE charge_id = $1',
+};
+const INSERT_PAYMENT: NamedStatement = {
+  name: 'orders:insert-payment',
+  text: `INSERT INTO order_payments (charge_id, order_id, amount, currency, status, provider_charge_id)
+    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (charge_id) DO NOTHING`,
+};
+const ADD_TO_PAID: NamedStatement = {
+  name: 'orders:add-to-paid',
+  text: `UPDATE orders SET paid_amount = paid_amount + $2,
+      status = CASE WHEN paid_amount + $2 >= amount THEN $3 ELSE $4 END
+    WHERE id = $1`,
+};
+
 /** The SQL of the orders service, every statement tenant-scoped. */
 @Injectable()
 export class OrdersRepository {
-  constructor(@Inject(ORDERS_DB) readonly db: Kysely<OrdersDatabase>) {}
+  constructor(
+    @Inject(ORDERS_DB) readonly db: Kysely<OrdersDatabase>,
+    @Inject(ORDERS_POOL) readonly pool: pg.Pool,
+  ) {}
 
   /** Inserts a new order awaiting payment; on `trx`, so it commits with its processing record. */
   async insert(
@@ -120,55 +161,66 @@ export class OrdersRepository {
     }));
   }
 
-  /**
-   * Applies a Charge to its order, once: the charge row's primary key is the Charge's id, so a second apply of the
-   * same Charge inserts nothing and adds nothing (`ON CONFLICT DO NOTHING`, decided by the unique index, not by a
-   * read before the write). The order becomes `paid` when nothing is owed. True if this call applied it.
-   */
-  async applyCharge(trx: Transaction<OrdersDatabase>, charge: Charge): Promise<boolean> {
-    if (!(await this.insertPayment(trx, charge))) return false;
-    await this.addToPaid(trx, charge.orderId, charge.amount);
-    return true;
+  /** The tenant's order, for a payment: one named statement on the pool (parsed once per connection). */
+  async findForPayment(tenantId: string, orderId: string): Promise<OrderRow | undefined> {
+    const { rows } = await this.pool.query<OrderRow>({ ...FIND_ORDER, values: [orderId, tenantId] });
+    return rows[0];
   }
 
-  /** Whether a Charge is recorded against its order (as the read-then-write demonstration asks, before writing). */
-  async isChargeRecorded(trx: Transaction<OrdersDatabase>, chargeId: string): Promise<boolean> {
-    const row = await trx
-      .selectFrom('order_payments')
-      .select('charge_id')
-      .where('charge_id', '=', chargeId)
-      .executeTakeFirst();
-    return row !== undefined;
+  /**
+   * Applies a Charge to its order, once, on the caller's transaction: the charge row's primary key is the Charge's
+   * id, so a second apply of the same Charge inserts nothing and adds nothing (`ON CONFLICT DO NOTHING`, decided by
+   * the unique index, not by a read before the write). The order becomes `paid` when nothing is owed. One named
+   * statement: the order's update reads the row the insert returned, so it adds only what was inserted. True if
+   * this call applied it.
+   */
+  async applyCharge(client: pg.PoolClient, charge: Charge): Promise<boolean> {
+    const { rowCount } = await client.query({
+      ...APPLY_CHARGE,
+      values: [
+        charge.id,
+        charge.orderId,
+        charge.amount,
+        charge.currency,
+        charge.status,
+        charge.providerChargeId,
+        OrderStatus.Paid,
+        OrderStatus.AwaitingPayment,
+      ],
+    });
+    return (rowCount ?? 0) > 0;
+  }
+
+  /**
+   * Whether a Charge is recorded against its order (as the read-then-write demonstration asks, before writing), on
+   * the caller's transaction.
+   */
+  async isChargeRecorded(client: pg.PoolClient, chargeId: string): Promise<boolean> {
+    const { rowCount } = await client.query({ ...CHARGE_RECORDED, values: [chargeId] });
+    return (rowCount ?? 0) > 0;
   }
 
   /** Records a Charge against its order; false when its row exists (the primary key decides). */
-  async insertPayment(trx: Transaction<OrdersDatabase>, charge: Charge): Promise<boolean> {
-    const inserted = await trx
-      .insertInto('order_payments')
-      .values({
-        charge_id: charge.id,
-        order_id: charge.orderId,
-        amount: charge.amount,
-        currency: charge.currency,
-        status: charge.status,
-        provider_charge_id: charge.providerChargeId,
-      })
-      .onConflict((conflict) => conflict.column('charge_id').doNothing())
-      .returning('charge_id')
-      .executeTakeFirst();
-    return inserted !== undefined;
+  async insertPayment(client: pg.PoolClient, charge: Charge): Promise<boolean> {
+    const { rowCount } = await client.query({
+      ...INSERT_PAYMENT,
+      values: [
+        charge.id,
+        charge.orderId,
+        charge.amount,
+        charge.currency,
+        charge.status,
+        charge.providerChargeId,
+      ],
+    });
+    return (rowCount ?? 0) > 0;
   }
 
   /** Adds `amount` to what the order was paid; the order becomes `paid` when nothing is owed. */
-  async addToPaid(trx: Transaction<OrdersDatabase>, orderId: string, amount: number): Promise<void> {
-    await trx
-      .updateTable('orders')
-      .set((eb) => ({
-        paid_amount: eb('paid_amount', '+', amount),
-        status: sql<OrderStatus>`CASE WHEN paid_amount + ${amount} >= amount
-          THEN ${OrderStatus.Paid} ELSE ${OrderStatus.AwaitingPayment} END`,
-      }))
-      .where('id', '=', orderId)
-      .execute();
+  async addToPaid(client: pg.PoolClient, orderId: string, amount: number): Promise<void> {
+    await client.query({
+      ...ADD_TO_PAID,
+      values: [orderId, amount, OrderStatus.Paid, OrderStatus.AwaitingPayment],
+    });
   }
 }

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RuntimeSettings, ValidationFailedError } from '@retry-safe/app-shell';
 import type { OrderCreate, OrderListQuery } from '@retry-safe/contracts';
 import {
+  CoordinateOutcome,
   IdempotencyCoordinator,
   fingerprintOf,
   schemaCodec,
@@ -37,7 +38,13 @@ export class OrdersService {
     private readonly faults: OrderFaults,
     private readonly settings: RuntimeSettings<OrdersSettings>,
     private readonly recordInRedis: RecordInRedis,
-  ) {}
+  ) {
+    if (!config.idempotency.enabled) {
+      new Logger(OrdersService.name).warn({
+        msg: 'IDEMPOTENCY_ENABLED=false: BENCHMARK SWITCH. Orders are created and charges applied with no processing record, so a retry creates a second order. Never run this in production.',
+      });
+    }
+  }
 
   /**
    * Creates an order once per tenant and key. The order row and its processing record are written in one
@@ -68,13 +75,20 @@ export class OrdersService {
         return created;
       });
     }
-    const result = await this.orders.db
-      .transaction()
-      .execute((trx) =>
-        this.coordinator.coordinateInTransactionWithOutcome(kyselyTransaction(trx), record, () =>
-          insert(trx),
-        ),
-      );
+    const result = !this.config.idempotency.enabled
+      ? await this.orders.db.transaction().execute(async (trx) => ({
+          // BENCHMARK SWITCH (`IDEMPOTENCY_ENABLED=false`): no record, so a retry creates a second order.
+          value: await insert(trx),
+          outcome: CoordinateOutcome.Unprotected,
+          fencingToken: 0,
+        }))
+      : await this.orders.db
+          .transaction()
+          .execute((trx) =>
+            this.coordinator.coordinateInTransactionWithOutcome(kyselyTransaction(trx), record, () =>
+              insert(trx),
+            ),
+          );
     await this.faults.trip(OrderFaultPoint.AfterCreateCommit, { 'idempotency-key': idempotencyKey });
     return result;
   }

@@ -15,7 +15,7 @@ describe('loadOrdersConfig', () => {
       redisClusterNodes: [],
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/retry_safe',
       databasePoolSize: 10,
-      idempotency: { ttlMs: 3_600_000, commandTimeoutMs: 1_000 },
+      idempotency: { enabled: true, ttlMs: 3_600_000, commandTimeoutMs: 1_000 },
       bullmqPrefix: 'bull',
       outbox: { pollMs: 1_000, batchSize: 100 },
       upstream: { retries: 3, attemptTimeoutMs: 5_000 },

@@ -32,12 +32,16 @@ export interface SettingsSnapshot<S extends object> {
 export class RuntimeSettings<S extends object = Record<string, unknown>> {
   private readonly logger = new Logger('RuntimeSettings');
   private overrides: Partial<S> = {};
+  // Read on every request: built when the overrides change, not per read.
+  private inForce: S;
 
-  constructor(private readonly definition: RuntimeSettingsDefinition<S>) {}
+  constructor(private readonly definition: RuntimeSettingsDefinition<S>) {
+    this.inForce = Object.freeze({ ...definition.initial });
+  }
 
-  /** The start-up settings with the current overrides applied. */
+  /** The start-up settings with the current overrides applied (frozen: change them with `PUT /__config`). */
   get current(): S {
-    return { ...this.definition.initial, ...this.overrides };
+    return this.inForce;
   }
 
   /**
@@ -53,6 +57,7 @@ export class RuntimeSettings<S extends object = Record<string, unknown>> {
       );
     }
     this.overrides = { ...parsed.data };
+    this.inForce = Object.freeze({ ...this.definition.initial, ...this.overrides });
     this.logger.warn({ msg: 'settings overridden (PUT /__config)', overrides: this.overrides });
     this.definition.onReplace?.(this.current, this.overrides, this.logger);
     return this.snapshot();
@@ -61,9 +66,10 @@ export class RuntimeSettings<S extends object = Record<string, unknown>> {
   /** Back to the start-up settings. */
   reset(): void {
     this.overrides = {};
+    this.inForce = Object.freeze({ ...this.definition.initial });
   }
 
   snapshot(): SettingsSnapshot<S> {
-    return { settings: this.current, overrides: { ...this.overrides } };
+    return { settings: { ...this.inForce }, overrides: { ...this.overrides } };
   }
 }

@@ -65,6 +65,8 @@ async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Prom
       hint: 'start with node --import @retry-safe/app-shell/otel',
     });
   }
+  // No ETag on answers: express hashes every body for it, and no route here serves a cacheable representation.
+  app.set('etag', false);
   if (options.securityHeaders === true) app.useSecurityHeaders();
   options.configureServer?.(app.getHttpServer());
   let stopping: Promise<void> | undefined;

@@ -1,0 +1,115 @@
+/**
+ * `node bench/dist/profile-summary.js <dir> [top]`: the largest costs in the `.cpuprofile` files under `<dir>` (as
+ * written by `HTTP_BENCH_CPU_PROF=<dir> pnpm bench:http`, one folder per chain and service): for each folder, the
+ * share of sampled time by package (a `node_modules` package, a workspace folder, or Node itself) and the functions
+ * with the most self time, and with the most total time (self + callees) outside Node's internals.
+ */
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+
+interface ProfileNode {
+  readonly id: number;
+  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
+  readonly children?: readonly number[];
+}
+
+interface CpuProfile {
+  readonly nodes: readonly ProfileNode[];
+  readonly samples: readonly number[];
+  readonly timeDeltas: readonly number[];
+}
+
+/** Where a frame's code lives: a package name, a workspace folder, `node:` internals, or the VM itself. */
+function packageOf(url: string): string {
+  if (url === '') return '(native: syscalls, gc, program)';
+  if (url.startsWith('node:')) return 'node internals';
+  const modules = url.lastIndexOf('/node_modules/');
+  if (modules >= 0) {
+    const rest = url.slice(modules + '/node_modules/'.length).split('/');
+    return rest[0]!.startsWith('@') ? `${rest[0]}/${rest[1]}` : rest[0]!;
+  }
+  const workspace = /\/(apps|packages)\/([^/]+)\//.exec(url);
+  return workspace === null ? url : `${workspace[1]}/${workspace[2]}`;
+}
+
+function frameName(node: ProfileNode): string {
+  const { functionName, url, lineNumber } = node.callFrame;
+  const file = url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*\/(apps|packages)\//, '$1/');
+  return `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
+}
+
+/** Self and total (inclusive) sampled microseconds per frame name, and self per package. */
+function summarise(profile: CpuProfile) {
+  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
+  const parent = new Map<number, number>();
+  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const selfUs = new Map<number, number>();
+  profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+  const self = new Map<string, number>();
+  const total = new Map<string, number>();
+  const packages = new Map<string, number>();
+  const under = new Map<string, number>();
+  let all = 0;
+  let idle = 0;
+  for (const [id, us] of selfUs) {
+    const node = byId.get(id)!;
+    if (node.callFrame.functionName === '(idle)') {
+      idle += us;
+      continue;
+    }
+    all += us;
+    const name = frameName(node);
+    self.set(name, (self.get(name) ?? 0) + us);
+    const pkg = packageOf(node.callFrame.url);
+    packages.set(pkg, (packages.get(pkg) ?? 0) + us);
+    // Each frame name counted once per sample stack, however deep its recursion.
+    const seen = new Set<string>();
+    const seenPackages = new Set<string>();
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+      const frame = byId.get(at)!;
+      const pkgOf = packageOf(frame.callFrame.url);
+      if (!seenPackages.has(pkgOf)) {
+        seenPackages.add(pkgOf);
+        under.set(pkgOf, (under.get(pkgOf) ?? 0) + us);
+      }
+      const key = frameName(frame);
+      if (seen.has(key)) continue;
+      seen.add(key);
+      total.set(key, (total.get(key) ?? 0) + us);
+    }
+  }
+  return { self, total, packages, under, all, idle };
+}
+
+function top(map: ReadonlyMap<string, number>, n: number, all: number, skip: (k: string) => boolean = () => false) {
+  return [...map]
+    .filter(([key]) => !skip(key))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, n)
+    .map(([key, us]) => `  ${((100 * us) / all).toFixed(1).padStart(5)} %  ${key}`)
+    .join('\n');
+}
+
+function profilesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((entry) => {
+    const path = join(dir, entry);
+    return statSync(path).isDirectory() ? profilesUnder(path) : entry.endsWith('.cpuprofile') ? [path] : [];
+  });
+}
+
+function main(): void {
+  const dir = process.argv[2];
+  if (dir === undefined) throw new Error('usage: profile-summary <dir> [top]');
+  const n = Number(process.argv[3] ?? 15);
+  for (const file of profilesUnder(dir).sort()) {
+    const { self, total, packages, under, all, idle } = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
+    console.log(`\n## ${file.slice(dir.length + 1)}: ${(all / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle`);
+    console.log(`by package (self time):\n${top(packages, 12, all)}`);
+    console.log(`by package, total time (the package anywhere on the stack):\n${top(under, 16, all)}`);
+    console.log(`functions, self time:\n${top(self, n, all)}`);
+    const internal = (key: string) => / node:|\(program\)|\(garbage collector\)|\(root\)|processTicksAndRejections/.test(key);
+    console.log(`functions, total time (outside node internals):\n${top(total, n, all, internal)}`);
+  }
+}
+
+main();

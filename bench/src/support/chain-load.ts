@@ -1,0 +1,155 @@
+/** One measured window of `pnpm bench:http`: autocannon on the gateway, and the CPU every process spent meanwhile. */
+import autocannon from 'autocannon';
+import { BENCH_TENANT, CHAIN_SERVICES, type Chain, type ChainService } from './chain-stack.js';
+import { cpuMsOf, treeCpuDelta, treeCpuMs } from './proc-cpu.js';
+
+/** What a scenario sends: each request gets the next path, body and key. */
+export interface ChainRequest {
+  readonly path: string;
+  readonly body: string;
+  readonly key: string;
+}
+
+/** One row of the report: a kind of request on one chain. */
+export interface ChainScenario {
+  readonly name: string;
+  readonly chain: Chain;
+  readonly next: () => ChainRequest;
+}
+
+/** Where the shared stores' CPU is read (left out when unknown: a store this script did not start). */
+export interface StoreCpu {
+  readonly redisPid: number | undefined;
+  readonly postgresPid: number | undefined;
+}
+
+/** What one window (or the median of several) measured. */
+export interface ChainResult {
+  readonly name: string;
+  readonly chain: string;
+  /** 2xx answers per second. */
+  readonly opsPerSecond: number;
+  readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number };
+  readonly ok: number;
+  readonly non2xx: number;
+  readonly errors: number;
+  /** CPU milliseconds per 2xx answer, by service, and of the stores (shared, but idle outside the window). */
+  readonly cpuMsPerOp: Readonly<Record<ChainService, number>> & {
+    readonly services: number;
+    readonly redis: number | undefined;
+    readonly postgres: number | undefined;
+  };
+}
+
+const HEADERS = {
+  'content-type': 'application/json',
+  authorization: `Bearer ${BENCH_TENANT.token}`,
+} as const;
+
+/** Runs `scenario` for `seconds` at `connections`, reading every process' CPU time before and after. */
+export async function runWindow(
+  scenario: ChainScenario,
+  seconds: number,
+  connections: number,
+  stores: StoreCpu,
+): Promise<ChainResult> {
+  const { chain } = scenario;
+  const services = (): Record<ChainService, number> =>
+    Object.fromEntries(CHAIN_SERVICES.map((s) => [s, cpuMsOf(chain.pids[s]) ?? Number.NaN])) as Record<
+      ChainService,
+      number
+    >;
+  const redisCpu = () => (stores.redisPid === undefined ? undefined : cpuMsOf(stores.redisPid));
+  const postgresCpu = () => (stores.postgresPid === undefined ? undefined : treeCpuMs(stores.postgresPid));
+  const before = { services: services(), redis: redisCpu(), postgres: postgresCpu() };
+  const result = await autocannon({
+    url: chain.gatewayUrl,
+    connections,
+    duration: seconds,
+    requests: [
+      {
+        method: 'POST',
+        headers: HEADERS,
+        // Runs for every request sent, so each one carries the scenario's next path, body and key.
+        setupRequest: (request) => {
+          const next = scenario.next();
+          return {
+            ...request,
+            path: next.path,
+            body: next.body,
+            headers: { ...request.headers, 'idempotency-key': next.key },
+          };
+        },
+      },
+    ],
+  });
+  const after = { services: services(), redis: redisCpu(), postgres: postgresCpu() };
+  const ok = result['2xx'];
+  const perOp = (ms: number) => round(ms / Math.max(1, ok), 3);
+  const byService = Object.fromEntries(
+    CHAIN_SERVICES.map((s) => [s, perOp(after.services[s] - before.services[s])]),
+  ) as Record<ChainService, number>;
+  return {
+    name: scenario.name,
+    chain: chain.label,
+    opsPerSecond: Math.round(ok / result.duration),
+    latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99 },
+    ok,
+    non2xx: result.non2xx,
+    errors: result.errors + result.timeouts,
+    cpuMsPerOp: {
+      ...byService,
+      services: round(
+        CHAIN_SERVICES.reduce((sum, s) => sum + byService[s], 0),
+        3,
+      ),
+      redis:
+        before.redis === undefined || after.redis === undefined ? undefined : perOp(after.redis - before.redis),
+      postgres:
+        before.postgres === undefined || after.postgres === undefined
+          ? undefined
+          : perOp(treeCpuDelta(before.postgres, after.postgres)),
+    },
+  };
+}
+
+/** The median of each figure over the rounds of one scenario (counts summed). */
+export function medianOf(rounds: readonly ChainResult[]): ChainResult {
+  const first = rounds[0];
+  if (first === undefined) throw new Error('no rounds measured');
+  const median = (pick: (r: ChainResult) => number | undefined): number => {
+    const sorted = rounds.map((r) => pick(r) ?? Number.NaN).sort((a, b) => a - b);
+    return sorted[Math.floor(sorted.length / 2)]!;
+  };
+  const optional = (pick: (r: ChainResult) => number | undefined) =>
+    rounds.some((r) => pick(r) === undefined) ? undefined : median(pick);
+  const sum = (pick: (r: ChainResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
+  const cpu = Object.fromEntries(CHAIN_SERVICES.map((s) => [s, median((r) => r.cpuMsPerOp[s])])) as Record<
+    ChainService,
+    number
+  >;
+  return {
+    name: first.name,
+    chain: first.chain,
+    opsPerSecond: median((r) => r.opsPerSecond),
+    latencyMs: {
+      p50: median((r) => r.latencyMs.p50),
+      p90: median((r) => r.latencyMs.p90),
+      p99: median((r) => r.latencyMs.p99),
+    },
+    ok: sum((r) => r.ok),
+    non2xx: sum((r) => r.non2xx),
+    errors: sum((r) => r.errors),
+    cpuMsPerOp: {
+      ...cpu,
+      services: median((r) => r.cpuMsPerOp.services),
+      redis: optional((r) => r.cpuMsPerOp.redis),
+      postgres: optional((r) => r.cpuMsPerOp.postgres),
+    },
+  };
+}
+
+export function round(value: number, digits: number): number {
+  const factor = 10 ** digits;
+  return Math.round(value * factor) / factor;
+}

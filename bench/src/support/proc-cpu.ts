@@ -1,0 +1,53 @@
+/** CPU time of processes from Linux /proc: what each service of a chain spends, read from outside it. */
+import { readFileSync, readdirSync } from 'node:fs';
+
+// USER_HZ: /proc/<pid>/stat counts CPU time in ticks of 10 ms on Linux.
+const MS_PER_TICK = 10;
+
+/** The fields of /proc/<pid>/stat after the parenthesised command (which may hold spaces): field 3 onwards. */
+function statFields(pid: number): string[] | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  } catch {
+    return undefined;
+  }
+}
+
+/** CPU time (user + system, ms) of `pid` so far; `undefined` when it is gone or there is no /proc. */
+export function cpuMsOf(pid: number): number | undefined {
+  const fields = statFields(pid);
+  if (fields === undefined) return undefined;
+  return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
+}
+
+/** The parent pid of `pid` (field 4). */
+export function parentOf(pid: number): number | undefined {
+  const fields = statFields(pid);
+  return fields === undefined ? undefined : Number(fields[1]);
+}
+
+/** CPU time (ms) of `root` and of each process it forked, by pid (one /proc scan). */
+export function treeCpuMs(root: number): Map<number, number> {
+  const found = new Map<number, number>();
+  const own = cpuMsOf(root);
+  if (own !== undefined) found.set(root, own);
+  for (const entry of readdirSync('/proc')) {
+    if (!/^[0-9]+$/.test(entry)) continue;
+    const fields = statFields(Number(entry));
+    if (fields !== undefined && Number(fields[1]) === root) {
+      found.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK);
+    }
+  }
+  return found;
+}
+
+/**
+ * CPU (ms) the tree spent between two {@link treeCpuMs} snapshots: processes that appeared count from 0 (a new
+ * connection's backend); processes that exited in between are lost (their last figures are not in `after`).
+ */
+export function treeCpuDelta(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
