@@ -32,11 +32,16 @@ export function orderOf(row: OrderRow): Order {
   });
 }
 
-// A payment's statements, named: each pooled connection parses and plans them once.
+// The statements of the hot paths, named: each pooled connection parses and plans them once.
+const ORDER_COLUMNS = 'id, tenant_id, amount, currency, paid_amount, status, created_at';
+const INSERT_ORDER: NamedStatement = {
+  name: 'orders:insert',
+  text: `INSERT INTO orders (id, tenant_id, amount, currency, status) VALUES ($1, $2, $3, $4, $5)
+    RETURNING ${ORDER_COLUMNS}`,
+};
 const FIND_ORDER: NamedStatement = {
   name: 'orders:find-for-payment',
-  text: `SELECT id, tenant_id, amount, currency, paid_amount, status, created_at
-    FROM orders WHERE id = $1 AND tenant_id = $2`,
+  text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND tenant_id = $2`,
 };
 const APPLY_CHARGE: NamedStatement = {
   name: 'orders:apply-charge',
@@ -76,22 +81,20 @@ export class OrdersRepository {
     @Inject(ORDERS_POOL) readonly pool: pg.Pool,
   ) {}
 
-  /** Inserts a new order awaiting payment; on `trx`, so it commits with its processing record. */
+  /**
+   * Inserts a new order awaiting payment, on `executor`: the caller's transaction, so it commits with its
+   * processing record (or the pool, for the benchmark switch without records). One named statement.
+   */
   async insert(
-    trx: OrdersExecutor,
+    executor: pg.Pool | pg.PoolClient,
     order: { id: string; tenantId: string; amount: number; currency: string },
   ): Promise<Order> {
-    const row = await trx
-      .insertInto('orders')
-      .values({
-        id: order.id,
-        tenant_id: order.tenantId,
-        amount: order.amount,
-        currency: order.currency,
-        status: OrderStatus.AwaitingPayment,
-      })
-      .returningAll()
-      .executeTakeFirstOrThrow();
+    const { rows } = await executor.query<OrderRow>({
+      ...INSERT_ORDER,
+      values: [order.id, order.tenantId, order.amount, order.currency, OrderStatus.AwaitingPayment],
+    });
+    const row = rows[0];
+    if (row === undefined) throw new Error('INSERT INTO orders returned no row');
     return orderOf(row);
   }
 

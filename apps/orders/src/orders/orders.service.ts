@@ -9,14 +9,12 @@ import {
   schemaCodec,
   type CoordinatedResult,
 } from '@retry-safe/idempotency';
-import { kyselyTransaction } from '@retry-safe/idempotency/postgres';
-import type { Transaction } from 'kysely';
 import { OrderNotFoundError } from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { CreateRecordMode, type OrdersSettings } from '../config/orders-settings.js';
 import { ORDERS_COORDINATOR } from '../database/database.module.js';
+import { withPgTransaction } from '../database/pg-transaction.js';
 import { RecordInRedis } from '../demonstrations/record-in-redis.service.js';
-import type { OrdersDatabase } from '../database/orders-database.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrderSchema, type Order, type OrderDetails, type OrderPage } from './order.js';
 import { OrdersRepository, orderOf, type OrderCursor } from './orders.repository.js';
@@ -65,30 +63,27 @@ export class OrdersService {
       codec: orderCodec,
       fingerprint: fingerprintOf({ amount: order.amount, currency: order.currency }),
     };
-    const insert = (trx: Transaction<OrdersDatabase>) =>
-      this.orders.insert(trx, { id: randomUUID(), tenantId, ...order });
+    const row = { id: randomUUID(), tenantId, ...order };
     if (this.settings.current.createRecord === CreateRecordMode.Redis) {
-      // DEMONSTRATION (db-effect): the order commits in its transaction, the record completes later in Redis.
+      // DEMONSTRATION (db-effect): the order commits on its own (one INSERT), the record completes later in Redis.
       return this.recordInRedis.coordinate(record, async () => {
-        const created = await this.orders.db.transaction().execute(insert);
+        const created = await this.orders.insert(this.orders.pool, row);
         await this.faults.trip(OrderFaultPoint.AfterCreateCommit, { 'idempotency-key': idempotencyKey });
         return created;
       });
     }
-    const result = !this.config.idempotency.enabled
-      ? await this.orders.db.transaction().execute(async (trx) => ({
-          // BENCHMARK SWITCH (`IDEMPOTENCY_ENABLED=false`): no record, so a retry creates a second order.
-          value: await insert(trx),
+    const result = this.config.idempotency.enabled
+      ? await withPgTransaction(this.orders.pool, (client) =>
+          this.coordinator.coordinateInTransactionWithOutcome(client, record, () =>
+            this.orders.insert(client, row),
+          ),
+        )
+      : {
+          // BENCHMARK SWITCH (`IDEMPOTENCY_ENABLED=false`): the INSERT alone, so a retry creates a second order.
+          value: await this.orders.insert(this.orders.pool, row),
           outcome: CoordinateOutcome.Unprotected,
           fencingToken: 0,
-        }))
-      : await this.orders.db
-          .transaction()
-          .execute((trx) =>
-            this.coordinator.coordinateInTransactionWithOutcome(kyselyTransaction(trx), record, () =>
-              insert(trx),
-            ),
-          );
+        };
     await this.faults.trip(OrderFaultPoint.AfterCreateCommit, { 'idempotency-key': idempotencyKey });
     return result;
   }
