@@ -52,6 +52,7 @@ async function main(): Promise<void> {
   const rounds = positiveInt('HTTP_BENCH_ROUNDS', 3);
   const connections = positiveInt('HTTP_BENCH_CONNECTIONS', 32);
   const cpuProfDir = process.env['HTTP_BENCH_CPU_PROF'] || undefined;
+  const nodeArgs = (process.env['HTTP_BENCH_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
   const [redis, postgres] = await Promise.all([startPrivateRedisServer(), startPostgres()]);
   const chains: Chain[] = [];
   try {
@@ -61,6 +62,10 @@ async function main(): Promise<void> {
       { label: 'this tree, coordinator on', root: repoRoot(), coordinator: true },
       { label: 'this tree, coordinator off', root: repoRoot(), coordinator: false },
       ...(baseline === undefined ? [] : [{ label: 'baseline, coordinator on', root: baseline, coordinator: true }]),
+      // HTTP_BENCH_NODE_ARGS: a third design of this tree with these node options, e.g. a GC setting to compare.
+      ...(nodeArgs.length === 0
+        ? []
+        : [{ label: `this tree, coordinator on, ${nodeArgs.join(' ')}`, root: repoRoot(), coordinator: true, nodeArgs }]),
     ];
     for (const [index, design] of designs.entries()) {
       console.error(`- starting ${design.label} (${design.root})`);

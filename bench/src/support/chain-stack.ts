@@ -33,6 +33,8 @@ export interface ChainOptions {
   readonly redisUrl: string;
   /** A server URL; the chain gets a database of its own on it. */
   readonly postgresUrl: string;
+  /** Options for node itself, for every service (e.g. `--max-semi-space-size=64`). @default none */
+  readonly nodeArgs?: readonly string[];
   /** `--cpu-prof` every service into this directory (a subfolder per chain and service). */
   readonly cpuProfDir?: string | undefined;
 }
@@ -65,10 +67,12 @@ export async function startChain(options: ChainOptions, index: number): Promise<
       entry: join(options.root, 'apps', app, 'dist', 'main.js'),
       port,
       env: { INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env },
-      nodeArgs:
-        options.cpuProfDir === undefined
+      nodeArgs: [
+        ...(options.nodeArgs ?? []),
+        ...(options.cpuProfDir === undefined
           ? []
-          : ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `${tag}-${service}`)}`],
+          : ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `${tag}-${service}`)}`]),
+      ],
       startTimeoutMs: 30_000,
     });
     started.push(proc);

@@ -94,6 +94,8 @@ class AxiosServiceClient implements ServiceClient {
       // 2xx-4xx resolve (4xx passes up unchanged); 5xx rejects so that axios-retry sees it.
       validateStatus: (status) => status < 500,
       maxRedirects: 0,
+      // Hops are service to service: no proxy, and no proxy variables read from the environment on every call.
+      proxy: false,
       // Timeouts become ETIMEDOUT instead of ECONNABORTED (which axios-retry's defaults never retry).
       transitional: { silentJSONParsing: true, forcedJSONParsing: true, clarifyTimeoutError: true },
       adapter: (config) => {
