@@ -1,4 +1,4 @@
-import axios, { AxiosHeaders, type AxiosError } from 'axios';
+import { AttemptCode, type AttemptFailure } from './attempt.js';
 import type { CallState } from './call-state.js';
 import { RETRY_EXHAUSTED_HEADER } from './headers.js';
 import {
@@ -6,7 +6,6 @@ import {
   UpstreamTimeoutError,
   UpstreamUnavailableError,
   type HttpClientErrorContext,
-  type UpstreamResponse,
 } from './http-client.errors.js';
 
 // Codes of failures where the request may or may not have reached the server; with a propagated idempotency key
@@ -25,20 +24,9 @@ export const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
 ]);
 const TIMEOUT_CODES: ReadonlySet<string> = new Set(['ETIMEDOUT', 'ECONNABORTED']);
 
-/** Axios headers as a plain record, names in lower case. */
-export function toHeaderRecord(headers: unknown): Record<string, string> {
-  const plain = headers instanceof AxiosHeaders ? headers.toJSON(true) : (headers as Record<string, unknown>);
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(plain ?? {})) {
-    if (value === undefined || value === null || value === false) continue;
-    out[name.toLowerCase()] = Array.isArray(value) ? value.join(', ') : String(value);
-  }
-  return out;
-}
-
 /** True when the answer says the hop below already retried it (`x-retry-exhausted: true`). */
-export function markedExhausted(error: AxiosError): boolean {
-  return toHeaderRecord(error.response?.headers)[RETRY_EXHAUSTED_HEADER] === 'true';
+export function markedExhausted(failure: AttemptFailure): boolean {
+  return failure.response?.headers[RETRY_EXHAUSTED_HEADER] === 'true';
 }
 
 /**
@@ -46,41 +34,30 @@ export function markedExhausted(error: AxiosError): boolean {
  * ended it, else `UPSTREAM_UNAVAILABLE`; with the last answer, and whether nobody above may retry it.
  */
 export function toClientError(
-  error: unknown,
+  failure: AttemptFailure,
   state: CallState,
   signal: AbortSignal | undefined,
-  isRetryable: (error: AxiosError) => boolean,
-): unknown {
-  if (!axios.isAxiosError(error) && !axios.isCancel(error)) {
-    return error;
-  }
+  isRetryable: (failure: AttemptFailure) => boolean,
+): Error {
   const context: HttpClientErrorContext = {
     method: state.method,
     path: state.path,
     attempts: state.attempts,
-    cause: error,
+    cause: failure,
   };
-  if (axios.isCancel(error) || signal?.aborted === true) {
+  if (failure.code === AttemptCode.Canceled || signal?.aborted === true) {
     return new RequestAbortedError(
       `${state.method} ${state.path}: aborted by the caller during attempt ${state.attempts}`,
       context,
     );
   }
-  const failure = error as AxiosError;
-  const response: UpstreamResponse | undefined =
-    failure.response === undefined
-      ? undefined
-      : {
-          status: failure.response.status,
-          data: failure.response.data as unknown,
-          headers: toHeaderRecord(failure.response.headers),
-        };
+  const response = failure.response;
   // Retried here, stopped by the budget or the deadline, or retried below: nobody above retries it again.
   const retriesExhausted =
     state.stoppedBy !== undefined || markedExhausted(failure) || (isRetryable(failure) && state.attempts > 1);
   const full: HttpClientErrorContext = { ...context, response, retriesExhausted };
-  const last = response === undefined ? (failure.code ?? failure.message) : `status ${response.status}`;
-  const timedOut = failure.code !== undefined && TIMEOUT_CODES.has(failure.code);
+  const last = response === undefined ? failure.code : `status ${response.status}`;
+  const timedOut = TIMEOUT_CODES.has(failure.code);
   if (state.stoppedBy === 'deadline' || timedOut) {
     return new UpstreamTimeoutError(
       `${state.method} ${state.path}: no answer within the deadline after ${state.attempts} attempt(s) (last: ${last})`,

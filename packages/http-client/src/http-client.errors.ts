@@ -4,7 +4,7 @@ export const HttpClientErrorCode = {
   UpstreamUnavailable: 'UPSTREAM_UNAVAILABLE',
   /** The deadline passed (or left too little time for another attempt), or the last attempt timed out. */
   UpstreamTimeout: 'UPSTREAM_TIMEOUT',
-  /** Programmer error: bad client options, or a header value axios would silently alter. */
+  /** Programmer error: bad client options, or a header value the HTTP stack would silently alter. */
   InvalidRequest: 'HTTP_CLIENT_INVALID_REQUEST',
   /** The call's `signal` aborted it (the caller of this hop went away); no retry follows. */
   RequestAborted: 'REQUEST_ABORTED',

@@ -1,17 +1,17 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { context, trace, type Tracer } from '@opentelemetry/api';
-import axios, {
-  type AxiosError,
-  type AxiosHeaders,
-  type AxiosInstance,
-  type AxiosRequestConfig,
-} from 'axios';
-import axiosRetry from 'axios-retry';
+import { AttemptCode, AttemptFailure, sendAttempt } from './attempt.js';
 import { backoffDelayMs } from './backoff.js';
-import { CallState, STATE_KEY, stateOf, type ConfigWithState } from './call-state.js';
-import { RETRYABLE_ERROR_CODES, markedExhausted, toClientError, toHeaderRecord } from './failures.js';
+import { CallState } from './call-state.js';
+import { RETRYABLE_ERROR_CODES, markedExhausted, toClientError } from './failures.js';
 import { DEFAULT_MIN_ATTEMPT_MS } from './defaults.js';
 import { DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './headers.js';
-import { InvalidRequestError, RequestAbortedError, UpstreamTimeoutError } from './http-client.errors.js';
+import {
+  InvalidRequestError,
+  RequestAbortedError,
+  UpstreamTimeoutError,
+  type UpstreamResponse,
+} from './http-client.errors.js';
 import { RetryBudget } from './retry-budget.js';
 import { endCallSpan, recordRetry, startCallSpan, tracedAttempt } from './tracing.js';
 import type {
@@ -24,10 +24,7 @@ import type {
   ServiceResponse,
 } from './service-client.options.js';
 
-// Every attempt goes through it, retries included: wrapped so that each one runs in its own span.
-const httpAdapter = axios.getAdapter('http');
-
-// What axios would strip or trim from a header value: an idempotency key must never be altered silently.
+// What an HTTP stack would strip or trim from a header value: an idempotency key must never be altered silently.
 const SAFE_HEADER_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
 
 function safely(hook: () => void): void {
@@ -47,14 +44,30 @@ function hostOf(url: string): string {
   }
 }
 
-/** Creates a {@link ServiceClient} (axios + axios-retry). */
+/** Creates a {@link ServiceClient} (Node's `http` on its keep-alive global agent, retries of its own). */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
-  return new AxiosServiceClient(options);
+  return new NodeServiceClient(options);
 }
 
-class AxiosServiceClient implements ServiceClient {
-  private readonly http: AxiosInstance;
+/** Read through a call, so the compiler does not narrow the flag across the awaits of the retry loop. */
+function abortedNow(signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true;
+}
+
+/** `base` and `path` joined as one URL string, as a base URL with a path prefix expects. */
+function joinURL(base: string, path: string): URL {
+  return new URL(`${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
+}
+
+/**
+ * Retries network errors, timeouts and `retryStatuses` answers with backoff inside the deadline and the budget,
+ * each attempt with its own timeout and deadline header. Written on `node:http` rather than axios: on the chain's
+ * hot path axios' per-call configuration merging, header objects and interceptors cost more CPU than the hop's
+ * own HTTP work (`pnpm bench:http`, docs/benchmarks.md).
+ */
+class NodeServiceClient implements ServiceClient {
   private readonly baseURLs: readonly string[];
+  private readonly retries: number;
   private readonly retryStatuses: ReadonlySet<number>;
   private readonly attemptTimeoutMs: number;
   private readonly defaultBudgetMs: number;
@@ -90,30 +103,7 @@ class AxiosServiceClient implements ServiceClient {
       random: options.random ?? Math.random,
     };
 
-    this.http = axios.create({
-      // 2xx-4xx resolve (4xx passes up unchanged); 5xx rejects so that axios-retry sees it.
-      validateStatus: (status) => status < 500,
-      maxRedirects: 0,
-      // Hops are service to service: no proxy, and no proxy variables read from the environment on every call.
-      proxy: false,
-      // Timeouts become ETIMEDOUT instead of ECONNABORTED (which axios-retry's defaults never retry).
-      transitional: { silentJSONParsing: true, forcedJSONParsing: true, clarifyTimeoutError: true },
-      adapter: (config) => {
-        const state = stateOf(config);
-        if (state === undefined) return httpAdapter(config);
-        return tracedAttempt(this.tracer, this.upstream, state, config.baseURL, (attempt) =>
-          context.with(attempt, () => httpAdapter(config)),
-        );
-      },
-    });
-    // Runs before every attempt, retries included: axios-retry re-enters the instance with the same config.
-    this.http.interceptors.request.use((config) => {
-      const state = stateOf(config);
-      // An attempt that an abort (during a backoff) cancels before it is sent is not one.
-      if (state !== undefined && config.signal?.aborted !== true) this.prepareAttempt(config, state);
-      return config;
-    });
-    this.installRetries(options.retries ?? 3);
+    this.retries = options.retries ?? 3;
   }
 
   post<T>(path: string, body: unknown, options: CallOptions = {}): Promise<ServiceResponse<T>> {
@@ -155,61 +145,98 @@ class AxiosServiceClient implements ServiceClient {
     const parent = context.active();
     state.span = startCallSpan(this.tracer, this.upstream, state, parent);
     state.traceContext = trace.setSpan(parent, state.span);
-    const config: ConfigWithState = {
-      method,
-      url: path,
-      data: options.body,
-      headers,
-      signal: options.signal,
-      [STATE_KEY]: state,
-    };
     try {
-      const response = await this.http.request(config);
-      const common = {
-        status: response.status,
-        headers: toHeaderRecord(response.headers),
-        attempts: state.attempts,
-      };
+      const response = await this.attempts<T>(state, path, headers, options);
       endCallSpan(state.span, state, { status: response.status });
-      return response.status >= 200 && response.status < 300
-        ? { ok: true, data: response.data as T, ...common }
-        : { ok: false, data: response.data as unknown, ...common };
+      return response;
     } catch (error) {
-      const failure = toClientError(error, state, options.signal, (cause) => this.isRetryable(cause));
-      endCallSpan(state.span, state, { error: failure });
-      throw failure;
+      endCallSpan(state.span, state, { error });
+      throw error;
     }
   }
 
-  private installRetries(retries: number): void {
-    axiosRetry(this.http, {
-      retries,
-      // Each attempt gets its own timeout (set above from the deadline), not a share of one overall timeout.
-      shouldResetTimeout: true,
-      retryCondition: (error) => this.shouldRetry(error),
-      retryDelay: (_retryCount, error) => stateOf(error.config)?.nextDelayMs ?? 0,
-      onRetry: (retryCount, error, config) => {
-        const state = stateOf(config);
-        if (state === undefined) return;
-        const info: RetryInfo = {
-          retry: retryCount,
-          attempt: state.attempts,
-          method: state.method,
-          path: state.path,
-          delayMs: state.nextDelayMs,
-          status: error.response?.status,
-          errorCode: error.code,
-          idempotencyKey: state.idempotencyKey,
-          requestId: state.requestId,
-        };
-        safely(() => recordRetry(state.span, info));
-        const onRetry = this.options.onRetry;
-        if (onRetry !== undefined) safely(() => onRetry(info));
-      },
-    });
+  /** The attempts of one call and the backoffs between them, until an answer or an error to throw. */
+  private async attempts<T>(
+    state: CallState,
+    path: string,
+    headers: Record<string, string>,
+    options: RequestOptions,
+  ): Promise<ServiceResponse<T>> {
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const isRetryable = (failure: AttemptFailure) => this.isRetryable(failure);
+    for (;;) {
+      // An abort during a backoff ends the call before the next attempt is sent: that one is not an attempt.
+      if (abortedNow(options.signal)) {
+        throw toClientError(new AttemptFailure(AttemptCode.Canceled, 'canceled'), state, options.signal, isRetryable);
+      }
+      const outcome = await this.attempt(state, path, headers, body, options.signal);
+      if (!(outcome instanceof AttemptFailure)) {
+        const common = { status: outcome.status, headers: outcome.headers, attempts: state.attempts };
+        return outcome.status >= 200 && outcome.status < 300
+          ? { ok: true, data: outcome.data as T, ...common }
+          : { ok: false, data: outcome.data, ...common };
+      }
+      const retry =
+        outcome.code !== AttemptCode.Canceled &&
+        state.attempts - 1 < this.retries &&
+        this.shouldRetry(outcome, state);
+      if (!retry) throw toClientError(outcome, state, options.signal, isRetryable);
+      this.reportRetry(outcome, state);
+      await sleep(state.nextDelayMs, undefined, { signal: options.signal }).catch(() => undefined);
+    }
   }
 
-  private prepareAttempt(config: AxiosRequestConfig & { headers: AxiosHeaders }, state: CallState): void {
+  /** One attempt: its answer below 500, or why it failed (a 5xx answer is a failure with its response). */
+  private async attempt(
+    state: CallState,
+    path: string,
+    headers: Record<string, string>,
+    body: string | undefined,
+    signal: AbortSignal | undefined,
+  ): Promise<UpstreamResponse | AttemptFailure> {
+    const { baseURL, timeoutMs, sentDeadline } = this.prepareAttempt(state);
+    try {
+      const url = joinURL(baseURL, path);
+      const response = await tracedAttempt(this.tracer, this.upstream, state, url, () =>
+        sendAttempt({
+          url,
+          method: state.method,
+          headers: { ...headers, [DEADLINE_HEADER]: String(sentDeadline) },
+          body,
+          timeoutMs,
+          signal,
+        }),
+      );
+      if (response.status < 500) return response;
+      return new AttemptFailure(
+        AttemptCode.BadResponse,
+        `Request failed with status code ${response.status}`,
+        response,
+      );
+    } catch (error) {
+      if (error instanceof AttemptFailure) return error;
+      throw error;
+    }
+  }
+
+  private reportRetry(failure: AttemptFailure, state: CallState): void {
+    const info: RetryInfo = {
+      retry: state.attempts,
+      attempt: state.attempts,
+      method: state.method,
+      path: state.path,
+      delayMs: state.nextDelayMs,
+      status: failure.response?.status,
+      errorCode: failure.code,
+      idempotencyKey: state.idempotencyKey,
+      requestId: state.requestId,
+    };
+    safely(() => recordRetry(state.span, info));
+    const onRetry = this.options.onRetry;
+    if (onRetry !== undefined) safely(() => onRetry(info));
+  }
+
+  private prepareAttempt(state: CallState): { baseURL: string; timeoutMs: number; sentDeadline: number } {
     state.attempts += 1;
     const now = Date.now();
     const remaining = state.deadline - now;
@@ -220,9 +247,6 @@ class AxiosServiceClient implements ServiceClient {
         ? state.deadline
         : Math.min(state.deadline, now + timeoutMs) - this.marginMs;
     const baseURL = this.pickBaseURL();
-    config.baseURL = baseURL;
-    config.timeout = timeoutMs;
-    config.headers.set(DEADLINE_HEADER, String(sentDeadline));
     const onAttempt = this.options.onAttempt;
     if (onAttempt !== undefined) {
       safely(() =>
@@ -240,6 +264,7 @@ class AxiosServiceClient implements ServiceClient {
         }),
       );
     }
+    return { baseURL, timeoutMs, sentDeadline };
   }
 
   private pickBaseURL(): string {
@@ -248,20 +273,19 @@ class AxiosServiceClient implements ServiceClient {
     return baseURL;
   }
 
-  private isRetryable(error: AxiosError): boolean {
-    if (error.response !== undefined) {
-      return this.retryStatuses.has(error.response.status);
+  private isRetryable(failure: AttemptFailure): boolean {
+    if (failure.response !== undefined) {
+      return this.retryStatuses.has(failure.response.status);
     }
-    return error.code !== undefined && RETRYABLE_ERROR_CODES.has(error.code);
+    return RETRYABLE_ERROR_CODES.has(failure.code);
   }
 
-  private shouldRetry(error: AxiosError): boolean {
-    const state = stateOf(error.config);
-    if (state === undefined || !this.isRetryable(error)) {
+  private shouldRetry(failure: AttemptFailure, state: CallState): boolean {
+    if (!this.isRetryable(failure)) {
       return false;
     }
     // The hop below already retried this failure: retrying it here too would multiply the calls.
-    if (markedExhausted(error)) {
+    if (markedExhausted(failure)) {
       state.stoppedBy = 'exhausted-below';
       return false;
     }

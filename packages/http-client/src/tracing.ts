@@ -7,8 +7,9 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import axios, { type AxiosResponse } from 'axios';
+import { AttemptCode, AttemptFailure } from './attempt.js';
 import type { CallState } from './call-state.js';
+import type { UpstreamResponse } from './http-client.errors.js';
 import type { RetryInfo } from './service-client.options.js';
 
 /** The attributes the client sets on its spans (besides OpenTelemetry's own `http.*` ones). */
@@ -46,20 +47,17 @@ export const AttemptOutcome = {
 /** One of {@link AttemptOutcome}'s values. */
 export type AttemptOutcome = (typeof AttemptOutcome)[keyof typeof AttemptOutcome];
 
-const TIMEOUTS: ReadonlySet<string> = new Set(['ETIMEDOUT', 'ECONNABORTED']);
-
 function outcomeOfStatus(status: number): AttemptOutcome {
   if (status >= 500) return AttemptOutcome.ServerError;
   return status >= 400 ? AttemptOutcome.ClientError : AttemptOutcome.Ok;
 }
 
-/** The outcome of an attempt that rejected: a 5xx answer, a timeout, a network error or an abort. */
+/** The outcome of an attempt that failed without an answer: a timeout, an abort or a network error. */
 function outcomeOfFailure(error: unknown): AttemptOutcome {
-  if (axios.isCancel(error)) return AttemptOutcome.Aborted;
-  if (axios.isAxiosError(error)) {
+  if (error instanceof AttemptFailure) {
     if (error.response !== undefined) return outcomeOfStatus(error.response.status);
-    if (error.code === 'ERR_CANCELED') return AttemptOutcome.Aborted;
-    if (error.code !== undefined && TIMEOUTS.has(error.code)) return AttemptOutcome.Timeout;
+    if (error.code === AttemptCode.Canceled) return AttemptOutcome.Aborted;
+    if (error.code === AttemptCode.TimedOut) return AttemptOutcome.Timeout;
   }
   return AttemptOutcome.NetworkError;
 }
@@ -118,11 +116,11 @@ export async function tracedAttempt(
   tracer: Tracer,
   upstream: string,
   state: CallState,
-  baseURL: string | undefined,
-  send: (context: Context) => Promise<AxiosResponse>,
-): Promise<AxiosResponse> {
+  url: URL,
+  send: () => Promise<UpstreamResponse>,
+): Promise<UpstreamResponse> {
   const parent = state.traceContext;
-  if (parent === undefined) return send(context.active());
+  if (parent === undefined) return send();
   const span = tracer.startSpan(
     `attempt ${upstream}`,
     {
@@ -132,22 +130,21 @@ export async function tracedAttempt(
         [HttpClientSpanAttribute.Attempt]: state.attempts,
         ...(state.attempts > 1 ? { 'http.request.resend_count': state.attempts - 1 } : {}),
         'http.request.method': state.method,
-        'url.full': `${baseURL ?? ''}${state.path}`,
+        'url.full': url.href,
       },
     },
     parent,
   );
   try {
-    const response = await send(trace.setSpan(parent, span));
+    // The request is made in the attempt span's context: the HTTP instrumentation's client span is its child.
+    const response = await context.with(trace.setSpan(parent, span), send);
     span.setAttribute('http.response.status_code', response.status);
     span.setAttribute(HttpClientSpanAttribute.Outcome, outcomeOfStatus(response.status));
+    if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
     return response;
   } catch (error) {
-    const outcome = outcomeOfFailure(error);
-    span.setAttribute(HttpClientSpanAttribute.Outcome, outcome);
-    const status = axios.isAxiosError(error) ? error.response?.status : undefined;
-    if (status !== undefined) span.setAttribute('http.response.status_code', status);
-    else span.setAttribute('error.type', (error as { code?: string }).code ?? 'error');
+    span.setAttribute(HttpClientSpanAttribute.Outcome, outcomeOfFailure(error));
+    span.setAttribute('error.type', (error as { code?: string }).code ?? 'error');
     span.setStatus({ code: SpanStatusCode.ERROR });
     throw error;
   } finally {

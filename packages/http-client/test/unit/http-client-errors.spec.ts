@@ -47,7 +47,7 @@ describe('createServiceClient (no network)', () => {
     expect(() => createServiceClient({})).toThrow(InvalidRequestError);
   });
 
-  it('refuses a key that axios would alter instead of sending a different key', async () => {
+  it('refuses a key that the HTTP stack would alter instead of sending a different key', async () => {
     for (const idempotencyKey of [' k1', 'k1 ', 'a\nb', 'a\u0000b', 'ключ']) {
       await expect(client.post('/x', {}, { idempotencyKey })).rejects.toMatchObject({
         code: 'HTTP_CLIENT_INVALID_REQUEST',
