@@ -13,7 +13,7 @@
  * payments spread over them (a small amount each, so none is ever paid off). Replays cycle `HTTP_BENCH_REPLAY_KEYS`
  * (default 500) keys paid once before the windows.
  *
- * Optional: HTTP_BENCH_SECONDS (per scenario, default 15, split over HTTP_BENCH_ROUNDS, default 3, interleaved),
+ * Optional: HTTP_BENCH_SECONDS (per scenario, default 25, split over HTTP_BENCH_ROUNDS, default 5, interleaved),
  * HTTP_BENCH_CONNECTIONS (default 32), HTTP_BENCH_CPU_PROF=<dir> (every service runs with `--cpu-prof` into it;
  * `node bench/dist/profile-summary.js <dir>` prints the largest costs). Writes bench/results/http.json.
  */
@@ -26,7 +26,13 @@ import pg from 'pg';
 import { startPostgres, startPrivateRedisServer } from '@retry-safe/testing';
 import { positiveInt } from './support/env.js';
 import { repoRoot } from './support/repo-root.js';
-import { medianOf, runWindow, type ChainResult, type ChainScenario, type StoreCpu } from './support/chain-load.js';
+import {
+  medianOf,
+  runWindow,
+  type ChainResult,
+  type ChainScenario,
+  type StoreCpu,
+} from './support/chain-load.js';
 import { printReport, comparisonsOf } from './support/chain-report.js';
 import { BENCH_TENANT, startChain, type Chain } from './support/chain-stack.js';
 import { parentOf } from './support/proc-cpu.js';
@@ -48,8 +54,8 @@ function baselineDir(): string | undefined {
 
 async function main(): Promise<void> {
   const baseline = baselineDir();
-  const seconds = positiveInt('HTTP_BENCH_SECONDS', 15);
-  const rounds = positiveInt('HTTP_BENCH_ROUNDS', 3);
+  const seconds = positiveInt('HTTP_BENCH_SECONDS', 25);
+  const rounds = positiveInt('HTTP_BENCH_ROUNDS', 5);
   const connections = positiveInt('HTTP_BENCH_CONNECTIONS', 32);
   const cpuProfDir = process.env['HTTP_BENCH_CPU_PROF'] || undefined;
   const nodeArgs = (process.env['HTTP_BENCH_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
@@ -61,11 +67,20 @@ async function main(): Promise<void> {
     const designs = [
       { label: 'this tree, coordinator on', root: repoRoot(), coordinator: true },
       { label: 'this tree, coordinator off', root: repoRoot(), coordinator: false },
-      ...(baseline === undefined ? [] : [{ label: 'baseline, coordinator on', root: baseline, coordinator: true }]),
+      ...(baseline === undefined
+        ? []
+        : [{ label: 'baseline, coordinator on', root: baseline, coordinator: true }]),
       // HTTP_BENCH_NODE_ARGS: a third design of this tree with these node options, e.g. a GC setting to compare.
       ...(nodeArgs.length === 0
         ? []
-        : [{ label: `this tree, coordinator on, ${nodeArgs.join(' ')}`, root: repoRoot(), coordinator: true, nodeArgs }]),
+        : [
+            {
+              label: `this tree, coordinator on, ${nodeArgs.join(' ')}`,
+              root: repoRoot(),
+              coordinator: true,
+              nodeArgs,
+            },
+          ]),
     ];
     for (const [index, design] of designs.entries()) {
       console.error(`- starting ${design.label} (${design.root})`);
@@ -75,7 +90,12 @@ async function main(): Promise<void> {
     // HTTP_BENCH_SCENARIOS=fresh,replays: only the rows whose scenario name starts with one of these.
     const only = (process.env['HTTP_BENCH_SCENARIOS'] ?? '').split(',').filter((name) => name !== '');
     for (const chain of chains) scenarios.push(...(await scenariosOf(chain)));
-    if (only.length > 0) scenarios.splice(0, scenarios.length, ...scenarios.filter((s) => only.some((o) => s.name.startsWith(o))));
+    if (only.length > 0)
+      scenarios.splice(
+        0,
+        scenarios.length,
+        ...scenarios.filter((s) => only.some((o) => s.name.startsWith(o))),
+      );
     const results = await interleavedRounds(scenarios, seconds, rounds, connections, stores);
     const comparisons = comparisonsOf(results, chains);
     printReport(results, comparisons, { connections, seconds, rounds, baseline });
@@ -153,7 +173,8 @@ async function post(chain: Chain, path: string, body: string, key: string): Prom
     body,
   });
   const text = await response.text();
-  if (response.status !== 201) throw new Error(`${chain.label}: POST ${path} answered ${response.status}: ${text}`);
+  if (response.status !== 201)
+    throw new Error(`${chain.label}: POST ${path} answered ${response.status}: ${text}`);
   return JSON.parse(text) as unknown;
 }
 
@@ -172,7 +193,11 @@ async function createOrders(chain: Chain, count: number): Promise<string[]> {
 async function payOnce(chain: Chain, orders: readonly string[], count: number) {
   const paid: { path: string; body: string; key: string }[] = [];
   await inParallel(count, 8, async (i) => {
-    const request = { path: `/v1/orders/${orders[i % orders.length]!}/payments`, body: PAYMENT_BODY, key: randomUUID() };
+    const request = {
+      path: `/v1/orders/${orders[i % orders.length]!}/payments`,
+      body: PAYMENT_BODY,
+      key: randomUUID(),
+    };
     await post(chain, request.path, request.body, request.key);
     paid.push(request);
   });

@@ -38,6 +38,38 @@ function frameName(node: ProfileNode): string {
   return `${functionName || '(anonymous)'} ${file}:${lineNumber + 1}`;
 }
 
+/**
+ * What a sample is spent on, by the first rule (most specific first) that matches a frame of its stack: the named
+ * costs docs/benchmarks.md compares per hop. The rest is `other` (Node's event loop, promises, timers).
+ */
+const COSTS: readonly (readonly [string, RegExp])[] = [
+  [
+    'request log line (Nest ConsoleLogger, a sync write per line)',
+    /@nestjs\/common\/services\/(console-)?logger\.service/,
+  ],
+  ['PostgreSQL statements (pg, Kysely)', /\/node_modules\/(pg|pg-protocol|pg-pool|kysely)\//],
+  ['Redis commands (ioredis, the store)', /\/node_modules\/ioredis\/|\/idempotency\/dist\/redis\//],
+  ['outgoing HTTP call (http-client, axios)', /\/node_modules\/axios|\/packages\/http-client\//],
+  ['JSON body parsing (body-parser)', /\/node_modules\/(body-parser|raw-body)\//],
+  ['answer serialisation and write (express res.json)', /\/node_modules\/express\/lib\/response\.js/],
+  ['validation (zod)', /\/node_modules\/zod\//],
+  ['metrics (prom-client)', /\/node_modules\/prom-client\//],
+  [
+    'routing and pipeline (express router, Nest)',
+    /\/node_modules\/(router|express|@nestjs|path-to-regexp|rxjs)\//,
+  ],
+  ['garbage collection', /^\(garbage collector\)$/],
+  ['incoming HTTP (node:http server)', /^node:_http_(server|incoming|common|outgoing)$/],
+];
+
+function costOf(stack: readonly ProfileNode[]): string {
+  for (const [name, rule] of COSTS) {
+    if (stack.some((frame) => rule.test(frame.callFrame.url) || rule.test(frame.callFrame.functionName)))
+      return name;
+  }
+  return 'other (event loop, promises, timers, app code)';
+}
+
 /** Self and total (inclusive) sampled microseconds per frame name, and self per package. */
 function summarise(profile: CpuProfile) {
   const byId = new Map(profile.nodes.map((node) => [node.id, node]));
@@ -49,6 +81,7 @@ function summarise(profile: CpuProfile) {
   const total = new Map<string, number>();
   const packages = new Map<string, number>();
   const under = new Map<string, number>();
+  const costs = new Map<string, number>();
   let all = 0;
   let idle = 0;
   for (const [id, us] of selfUs) {
@@ -63,6 +96,10 @@ function summarise(profile: CpuProfile) {
     const pkg = packageOf(node.callFrame.url);
     packages.set(pkg, (packages.get(pkg) ?? 0) + us);
     // Each frame name counted once per sample stack, however deep its recursion.
+    const stack: ProfileNode[] = [];
+    for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at)!);
+    const cost = costOf(stack);
+    costs.set(cost, (costs.get(cost) ?? 0) + us);
     const seen = new Set<string>();
     const seenPackages = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
@@ -78,10 +115,15 @@ function summarise(profile: CpuProfile) {
       total.set(key, (total.get(key) ?? 0) + us);
     }
   }
-  return { self, total, packages, under, all, idle };
+  return { self, total, packages, under, costs, all, idle };
 }
 
-function top(map: ReadonlyMap<string, number>, n: number, all: number, skip: (k: string) => boolean = () => false) {
+function top(
+  map: ReadonlyMap<string, number>,
+  n: number,
+  all: number,
+  skip: (k: string) => boolean = () => false,
+) {
   return [...map]
     .filter(([key]) => !skip(key))
     .sort((a, b) => b[1] - a[1])
@@ -102,12 +144,18 @@ function main(): void {
   if (dir === undefined) throw new Error('usage: profile-summary <dir> [top]');
   const n = Number(process.argv[3] ?? 15);
   for (const file of profilesUnder(dir).sort()) {
-    const { self, total, packages, under, all, idle } = summarise(JSON.parse(readFileSync(file, 'utf8')) as CpuProfile);
-    console.log(`\n## ${file.slice(dir.length + 1)}: ${(all / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle`);
+    const { self, total, packages, under, costs, all, idle } = summarise(
+      JSON.parse(readFileSync(file, 'utf8')) as CpuProfile,
+    );
+    console.log(
+      `\n## ${file.slice(dir.length + 1)}: ${(all / 1e6).toFixed(2)} s busy, ${(idle / 1e6).toFixed(2)} s idle`,
+    );
+    console.log(`by cost (the first rule matching a frame of the sample's stack):\n${top(costs, 20, all)}`);
     console.log(`by package (self time):\n${top(packages, 12, all)}`);
     console.log(`by package, total time (the package anywhere on the stack):\n${top(under, 16, all)}`);
     console.log(`functions, self time:\n${top(self, n, all)}`);
-    const internal = (key: string) => / node:|\(program\)|\(garbage collector\)|\(root\)|processTicksAndRejections/.test(key);
+    const internal = (key: string) =>
+      / node:|\(program\)|\(garbage collector\)|\(root\)|processTicksAndRejections/.test(key);
     console.log(`functions, total time (outside node internals):\n${top(total, n, all, internal)}`);
   }
 }

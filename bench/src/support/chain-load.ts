@@ -104,7 +104,9 @@ export async function runWindow(
         3,
       ),
       redis:
-        before.redis === undefined || after.redis === undefined ? undefined : perOp(after.redis - before.redis),
+        before.redis === undefined || after.redis === undefined
+          ? undefined
+          : perOp(after.redis - before.redis),
       postgres:
         before.postgres === undefined || after.postgres === undefined
           ? undefined

@@ -29,10 +29,23 @@ export function comparisonsOf(results: readonly ChainResult[], chains: readonly 
     out.push({ what, ratio: round(a.cpuMsPerOp.services / b.cpuMsPerOp.services, 2) });
   };
   if (chains.some((c) => c.label === BASELINE)) {
-    add('fresh payments/s, this tree / baseline (goal >= 1.5x)', find(ON, 'fresh payments'), find(BASELINE, 'fresh payments'), 1.5);
+    add(
+      'fresh payments/s, this tree / baseline (goal >= 1.5x)',
+      find(ON, 'fresh payments'),
+      find(BASELINE, 'fresh payments'),
+      1.5,
+    );
     add('replays/s, this tree / baseline', find(ON, 'replays'), find(BASELINE, 'replays'));
-    add('orders created/s, this tree / baseline', find(ON, 'order creation'), find(BASELINE, 'order creation'));
-    cpu('service CPU per fresh payment, this tree / baseline', find(ON, 'fresh payments'), find(BASELINE, 'fresh payments'));
+    add(
+      'orders created/s, this tree / baseline',
+      find(ON, 'order creation'),
+      find(BASELINE, 'order creation'),
+    );
+    cpu(
+      'service CPU per fresh payment, this tree / baseline',
+      find(ON, 'fresh payments'),
+      find(BASELINE, 'fresh payments'),
+    );
     cpu('service CPU per replay, this tree / baseline', find(ON, 'replays'), find(BASELINE, 'replays'));
   }
   add('fresh payments/s, coordinator on / off', find(ON, 'fresh payments'), find(OFF, 'fresh payments'));
@@ -42,12 +55,17 @@ export function comparisonsOf(results: readonly ChainResult[], chains: readonly 
     find(OFF, 'order creation'),
     0.85,
   );
-  cpu('service CPU per order, with the record / without', find(ON, 'order creation'), find(OFF, 'order creation'));
+  cpu(
+    'service CPU per order, with the record / without',
+    find(ON, 'order creation'),
+    find(OFF, 'order creation'),
+  );
   add('replays/s / fresh payments/s (coordinator on)', find(ON, 'replays'), find(ON, 'fresh payments'));
   return out;
 }
 
-const fmt = (value: number | undefined) => (value === undefined || Number.isNaN(value) ? '-' : value.toFixed(2));
+const fmt = (value: number | undefined) =>
+  value === undefined || Number.isNaN(value) ? '-' : value.toFixed(2);
 
 /** The table (markdown), then each ratio on a line. */
 export function printReport(
@@ -63,7 +81,9 @@ export function printReport(
   console.log(
     `| chain | scenario | 2xx/s | p50 ms | p99 ms | non-2xx / errors | CPU ms per answer: ${CHAIN_SERVICES.join(' | ')} | all four | Redis | PostgreSQL |`,
   );
-  console.log(`| --- | --- | --- | --- | --- | --- | ${CHAIN_SERVICES.map(() => '---').join(' | ')} | --- | --- | --- |`);
+  console.log(
+    `| --- | --- | --- | --- | --- | --- | ${CHAIN_SERVICES.map(() => '---').join(' | ')} | --- | --- | --- |`,
+  );
   for (const r of results) {
     const cpu = CHAIN_SERVICES.map((s) => fmt(r.cpuMsPerOp[s])).join(' | ');
     console.log(

@@ -5,12 +5,7 @@
  */
 import { join } from 'node:path';
 import pg from 'pg';
-import {
-  TEST_INTERNAL_TOKEN,
-  freePort,
-  startServiceProcess,
-  type ServiceProcess,
-} from '@retry-safe/testing';
+import { TEST_INTERNAL_TOKEN, freePort, startServiceProcess, type ServiceProcess } from '@retry-safe/testing';
 
 /** The one tenant of the benchmark and its bearer token at the gateway. */
 export const BENCH_TENANT = {

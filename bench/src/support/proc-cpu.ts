@@ -46,7 +46,10 @@ export function treeCpuMs(root: number): Map<number, number> {
  * CPU (ms) the tree spent between two {@link treeCpuMs} snapshots: processes that appeared count from 0 (a new
  * connection's backend); processes that exited in between are lost (their last figures are not in `after`).
  */
-export function treeCpuDelta(before: ReadonlyMap<number, number>, after: ReadonlyMap<number, number>): number {
+export function treeCpuDelta(
+  before: ReadonlyMap<number, number>,
+  after: ReadonlyMap<number, number>,
+): number {
   let total = 0;
   for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;

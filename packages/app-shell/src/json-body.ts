@@ -17,22 +17,91 @@ export interface JsonBodyOptions {
 /** DI token of the {@link JsonBodyOptions}: the app provides it next to the middleware. */
 export const JSON_BODY_OPTIONS = Symbol('JSON_BODY_OPTIONS');
 
+// The request every hop of the chain sends: plain JSON, its length announced, nothing to decode.
+const PLAIN_JSON = /^application\/json(?:\s*;\s*charset=(?:"utf-8"|utf-8))?$/i;
+// What JSON.parse may see first besides a value: body-parser's strict mode takes only an object or an array.
+const STRICT_FIRST = /^[\x20\x09\x0a\x0d]*[[{]/;
+const UTF8_BOM = 0xfeff;
+
+/** A body-parser error of `type` (what the problem filter maps), made where the fast path refuses. */
+function bodyError(status: number, type: string, message: string): Error {
+  return Object.assign(new Error(message), { status, statusCode: status, expose: true, type });
+}
+
 /**
  * Parses `application/json` bodies up to {@link JsonBodyOptions.limitBytes} (413 above). Register it as Nest
  * middleware after {@link RequestContextMiddleware} with the app's own body parser off, so rejected bodies get a
  * request id and a log line; body-parser's errors reach the exception filter. Other media types are left unparsed
  * for the route's {@link JsonContentTypeGuard} to refuse with 415.
+ *
+ * The calls between services (plain `application/json`, a `Content-Length` within the limit, no
+ * `Content-Encoding`) are read here directly, with body-parser's strict rules and error types; everything else
+ * (chunked bodies, charsets, encodings, other types) goes through body-parser, whose type checks, decoding and
+ * reading cost more than the whole JSON.parse of a small body.
  */
 @Injectable()
 export class JsonBodyMiddleware implements NestMiddleware {
   private readonly parse: ReturnType<typeof express.json>;
+  private readonly limitBytes: number;
 
   constructor(@Inject(JSON_BODY_OPTIONS) options: JsonBodyOptions) {
+    this.limitBytes = options.limitBytes;
     this.parse = express.json({ limit: options.limitBytes, strict: true, type: 'application/json' });
   }
 
   use(req: Request, res: Response, next: NextFunction): void {
-    this.parse(req, res, next);
+    const length = Number(req.headers['content-length']);
+    const type = req.headers['content-type'];
+    const plain =
+      type !== undefined &&
+      PLAIN_JSON.test(type) &&
+      req.headers['content-encoding'] === undefined &&
+      req.headers['transfer-encoding'] === undefined &&
+      Number.isSafeInteger(length) &&
+      length > 0 &&
+      length <= this.limitBytes;
+    if (!plain) {
+      this.parse(req, res, next);
+      return;
+    }
+    const chunks: Buffer[] = [];
+    let received = 0;
+    const onData = (chunk: Buffer): void => {
+      received += chunk.length;
+      chunks.push(chunk);
+    };
+    const onEnd = (): void => {
+      cleanup();
+      if (received !== length) {
+        next(bodyError(400, 'request.size.invalid', 'request size did not match content length'));
+        return;
+      }
+      let text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+      if (text.charCodeAt(0) === UTF8_BOM) text = text.slice(1);
+      try {
+        if (!STRICT_FIRST.test(text))
+          throw new SyntaxError('Unexpected token: the body is not an object or array');
+        req.body = JSON.parse(text) as unknown;
+      } catch (error) {
+        next(bodyError(400, 'entity.parse.failed', (error as Error).message));
+        return;
+      }
+      next();
+    };
+    const onAborted = (): void => {
+      cleanup();
+      next(bodyError(400, 'request.aborted', 'request aborted'));
+    };
+    const cleanup = (): void => {
+      req.off('data', onData);
+      req.off('end', onEnd);
+      req.off('aborted', onAborted);
+      req.off('error', onAborted);
+    };
+    req.on('data', onData);
+    req.on('end', onEnd);
+    req.on('aborted', onAborted);
+    req.on('error', onAborted);
   }
 }
 

@@ -76,7 +76,10 @@ export function sendAttempt(request: AttemptRequest): Promise<UpstreamResponse> 
       signal?.removeEventListener('abort', onAbort);
       return true;
     };
-    const headers: Record<string, string> = { accept: 'application/json, text/plain, */*', ...request.headers };
+    const headers: Record<string, string> = {
+      accept: 'application/json, text/plain, */*',
+      ...request.headers,
+    };
     if (request.body !== undefined) {
       headers['content-type'] = 'application/json';
       headers['content-length'] = String(Buffer.byteLength(request.body));
@@ -103,7 +106,8 @@ export function sendAttempt(request: AttemptRequest): Promise<UpstreamResponse> 
       );
       res.on('end', () => {
         if (!done()) return;
-        const text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
+        const text =
+          chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
         resolve({ status: res.statusCode ?? 0, headers: headerRecord(res.headers), data: bodyOf(text) });
       });
     });

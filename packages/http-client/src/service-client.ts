@@ -167,7 +167,12 @@ class NodeServiceClient implements ServiceClient {
     for (;;) {
       // An abort during a backoff ends the call before the next attempt is sent: that one is not an attempt.
       if (abortedNow(options.signal)) {
-        throw toClientError(new AttemptFailure(AttemptCode.Canceled, 'canceled'), state, options.signal, isRetryable);
+        throw toClientError(
+          new AttemptFailure(AttemptCode.Canceled, 'canceled'),
+          state,
+          options.signal,
+          isRetryable,
+        );
       }
       const outcome = await this.attempt(state, path, headers, body, options.signal);
       if (!(outcome instanceof AttemptFailure)) {
