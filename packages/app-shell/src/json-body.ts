@@ -20,7 +20,7 @@ export const JSON_BODY_OPTIONS = Symbol('JSON_BODY_OPTIONS');
 // The request every hop of the chain sends: plain JSON, its length announced, nothing to decode.
 const PLAIN_JSON = /^application\/json(?:\s*;\s*charset=(?:"utf-8"|utf-8))?$/i;
 // What JSON.parse may see first besides a value: body-parser's strict mode takes only an object or an array.
-const STRICT_FIRST = /^[\x20\x09\x0a\x0d]*[[{]/;
+const STRICT_FIRST = /^[ \t\n\r]*[[{]/;
 const UTF8_BOM = 0xfeff;
 
 /** A body-parser error of `type` (what the problem filter maps), made where the fast path refuses. */

@@ -67,7 +67,6 @@ export function sendAttempt(request: AttemptRequest): Promise<UpstreamResponse> 
   return new Promise((resolve, reject) => {
     const { url, signal } = request;
     let settled = false;
-    let timer: NodeJS.Timeout | undefined;
     const onAbort = (): void => fail(new AttemptFailure(AttemptCode.Canceled, 'canceled'));
     const done = (): boolean => {
       if (settled) return false;
@@ -90,7 +89,7 @@ export function sendAttempt(request: AttemptRequest): Promise<UpstreamResponse> 
       req.destroy();
       reject(failure);
     }
-    timer = setTimeout(
+    const timer = setTimeout(
       () => fail(new AttemptFailure(AttemptCode.TimedOut, `timeout of ${request.timeoutMs} ms exceeded`)),
       request.timeoutMs,
     );
