@@ -27,8 +27,10 @@ export interface StoreCpu {
 export interface ChainResult {
   readonly name: string;
   readonly chain: string;
-  /** 2xx answers per second. */
+  /** 2xx answers per second (the median over the rounds). */
   readonly opsPerSecond: number;
+  /** 2xx answers per second of each round, in round order. */
+  readonly perRound: readonly number[];
   readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number };
   readonly ok: number;
   readonly non2xx: number;
@@ -93,6 +95,7 @@ export async function runWindow(
     name: scenario.name,
     chain: chain.label,
     opsPerSecond: Math.round(ok / result.duration),
+    perRound: [Math.round(ok / result.duration)],
     latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99 },
     ok,
     non2xx: result.non2xx,
@@ -134,6 +137,7 @@ export function medianOf(rounds: readonly ChainResult[]): ChainResult {
     name: first.name,
     chain: first.chain,
     opsPerSecond: median((r) => r.opsPerSecond),
+    perRound: rounds.map((r) => r.opsPerSecond),
     latencyMs: {
       p50: median((r) => r.latencyMs.p50),
       p90: median((r) => r.latencyMs.p90),

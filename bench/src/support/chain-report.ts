@@ -6,6 +6,9 @@ import { CHAIN_SERVICES, type Chain } from './chain-stack.js';
 export interface Comparison {
   readonly what: string;
   readonly ratio: number;
+  /** The median of the same ratio taken round by round, and its range (throughput ratios only). */
+  readonly perRoundMedian?: number;
+  readonly perRoundRange?: readonly [number, number];
   /** The ratio must be at least this (issue 17: 1.5x the baseline; issue 13: 0.85 of order creation without records). */
   readonly atLeast?: number;
   readonly met?: boolean;
@@ -22,7 +25,16 @@ export function comparisonsOf(results: readonly ChainResult[], chains: readonly 
   const add = (what: string, a: ChainResult | undefined, b: ChainResult | undefined, atLeast?: number) => {
     if (a === undefined || b === undefined || b.opsPerSecond === 0) return;
     const ratio = round(a.opsPerSecond / b.opsPerSecond, 2);
-    out.push({ what, ratio, ...(atLeast === undefined ? {} : { atLeast, met: ratio >= atLeast }) });
+    // Each round's two windows ran a few seconds apart: their ratio sees the least drift of the machine's load.
+    const pairs = a.perRound.map((ops, i) => ops / Math.max(1, b.perRound[i] ?? 0)).sort((x, y) => x - y);
+    const perRound = round(pairs[Math.floor(pairs.length / 2)] ?? Number.NaN, 2);
+    out.push({
+      what,
+      ratio,
+      perRoundMedian: perRound,
+      perRoundRange: [round(pairs[0] ?? Number.NaN, 2), round(pairs.at(-1) ?? Number.NaN, 2)],
+      ...(atLeast === undefined ? {} : { atLeast, met: ratio >= atLeast }),
+    });
   };
   const cpu = (what: string, a: ChainResult | undefined, b: ChainResult | undefined) => {
     if (a === undefined || b === undefined || b.cpuMsPerOp.services === 0) return;
@@ -93,6 +105,10 @@ export function printReport(
   console.log('');
   for (const c of comparisons) {
     const goal = c.met === undefined ? '' : c.met ? '  met' : '  MISSED';
-    console.log(`${c.what}: ${c.ratio}x${goal}`);
+    const rounds =
+      c.perRoundMedian === undefined || c.perRoundRange === undefined
+        ? ''
+        : ` (round by round: median ${c.perRoundMedian}x, ${c.perRoundRange[0]}-${c.perRoundRange[1]}x)`;
+    console.log(`${c.what}: ${c.ratio}x${rounds}${goal}`);
   }
 }
