@@ -1,5 +1,6 @@
 /** CPU time of processes from Linux /proc: what each service of a chain spends, read from outside it. */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
+import { childrenOf } from '@retry-safe/testing';
 
 // USER_HZ: /proc/<pid>/stat counts CPU time in ticks of 10 ms on Linux.
 const MS_PER_TICK = 10;
@@ -27,17 +28,12 @@ export function parentOf(pid: number): number | undefined {
   return fields === undefined ? undefined : Number(fields[1]);
 }
 
-/** CPU time (ms) of `root` and of each process it forked, by pid (one /proc scan). */
+/** CPU time (ms) of `root` and of each process it forked, by pid. */
 export function treeCpuMs(root: number): Map<number, number> {
   const found = new Map<number, number>();
-  const own = cpuMsOf(root);
-  if (own !== undefined) found.set(root, own);
-  for (const entry of readdirSync('/proc')) {
-    if (!/^[0-9]+$/.test(entry)) continue;
-    const fields = statFields(Number(entry));
-    if (fields !== undefined && Number(fields[1]) === root) {
-      found.set(Number(entry), (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK);
-    }
+  for (const pid of [root, ...childrenOf(root)]) {
+    const ms = cpuMsOf(pid);
+    if (ms !== undefined) found.set(pid, ms);
   }
   return found;
 }
