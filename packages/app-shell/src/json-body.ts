@@ -5,6 +5,7 @@ import {
   type ExecutionContext,
   type NestMiddleware,
 } from '@nestjs/common';
+import { AsyncResource } from 'node:async_hooks';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { UnsupportedMediaTypeError } from './errors.js';
 
@@ -64,6 +65,9 @@ export class JsonBodyMiddleware implements NestMiddleware {
       this.parse(req, res, next);
       return;
     }
+    // The stream's events come in the socket's async context, not the request's: the rest of the request must run
+    // in the request's (its log context: the request id and trace ids on every line), as body-parser's does.
+    const resume: NextFunction = AsyncResource.bind(next);
     const chunks: Buffer[] = [];
     let received = 0;
     const onData = (chunk: Buffer): void => {
@@ -73,7 +77,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
     const onEnd = (): void => {
       cleanup();
       if (received !== length) {
-        next(bodyError(400, 'request.size.invalid', 'request size did not match content length'));
+        resume(bodyError(400, 'request.size.invalid', 'request size did not match content length'));
         return;
       }
       let text = chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8');
@@ -83,14 +87,14 @@ export class JsonBodyMiddleware implements NestMiddleware {
           throw new SyntaxError('Unexpected token: the body is not an object or array');
         req.body = JSON.parse(text) as unknown;
       } catch (error) {
-        next(bodyError(400, 'entity.parse.failed', (error as Error).message));
+        resume(bodyError(400, 'entity.parse.failed', (error as Error).message));
         return;
       }
-      next();
+      resume();
     };
     const onAborted = (): void => {
       cleanup();
-      next(bodyError(400, 'request.aborted', 'request aborted'));
+      resume(bodyError(400, 'request.aborted', 'request aborted'));
     };
     const cleanup = (): void => {
       req.off('data', onData);
