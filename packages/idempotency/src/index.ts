@@ -9,6 +9,9 @@ export {
   type TransactionalActionContext,
   type TransactionalIdempotencyStore,
   type TransactionalAction,
+  type TransactionBoundStore,
+  type InsertCompletedRequest,
+  type TransactionRunner,
 } from './transactional.js';
 export { jsonCodec, schemaCodec, voidCodec, type Codec, type ParsingSchema } from './codecs.js';
 export { canonicalJson, fingerprintOf, type FingerprintValue } from './fingerprint.js';

@@ -48,9 +48,28 @@ export type TransactionalAction<T, Tx extends SqlTransaction> = (
  * runs the same claim/complete/release on `transaction`, so they commit or roll back with the caller's writes.
  */
 export interface TransactionalIdempotencyStore extends IdempotencyStore {
-  inTransaction(transaction: SqlTransaction): IdempotencyStore;
+  inTransaction(transaction: SqlTransaction): TransactionBoundStore;
   /** The coded error for a deadlock or serialization failure raised by the action's own statements, if it is one. */
   transactionConflict(error: unknown, id: RecordId): IdempotencyError | undefined;
+}
+
+/** Arguments of {@link TransactionBoundStore.insertCompleted}: a completed record, written in one statement. */
+export interface InsertCompletedRequest extends RecordId {
+  readonly owner: string;
+  readonly fingerprint: string;
+  /** The encoded result; `null` when the value has no encoding (as in `complete`). */
+  readonly payload: string | null;
+  readonly ttlMs: number;
+}
+
+/** A store's state changes on one open transaction. */
+export interface TransactionBoundStore extends IdempotencyStore {
+  /**
+   * The optimistic path's one write: the completed record where no row for the key exists at all; waits on the
+   * key's unique index while another transaction's insert of it is uncommitted. The granted fencing token, or
+   * undefined when a row exists (the caller rolls back and claims).
+   */
+  insertCompleted(request: InsertCompletedRequest): Promise<number | undefined>;
 }
 
 /** True when `store` supports `coordinateInTransaction`. */
@@ -140,4 +159,63 @@ export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
   hooks.emit(IdempotencyEventType.Miss);
   if (payload === null) throw hooks.unencodable(encodeError);
   return { value, outcome: CoordinateOutcome.Executed, fencingToken: claim.fencingToken };
+}
+
+/** Runs `work` in a new transaction of the caller's: commits what it returns, rolls back what it throws. */
+export type TransactionRunner<Tx extends SqlTransaction> = <R>(
+  work: (transaction: Tx) => Promise<R>,
+) => Promise<R>;
+
+// Thrown out of the optimistic transaction to roll it back when the key has a row: the claim decides then.
+class KeyTaken extends Error {}
+
+/**
+ * The optimistic form of {@link coordinateInTransaction} for keys that are usually fresh (creating an order): in
+ * one transaction of `runInTransaction`, the action first, then the completed record in one statement
+ * (`insertCompleted`), so a fresh key costs one record statement instead of a claim and a completion. When the key
+ * has a row (a replay, a reuse, a released or expired record) or a concurrent transaction of the key commits
+ * first (the insert waits on the key's unique index until it ends), that transaction is rolled back, the action's
+ * writes with it, and a second one runs the claim path, which replays, refuses or runs the action again. So the
+ * action may run twice and be rolled back once: it must write only through the transaction.
+ */
+export async function coordinateOptimistically<T, Tx extends SqlTransaction>(
+  store: TransactionalIdempotencyStore,
+  call: TransactionalCall<T>,
+  runInTransaction: TransactionRunner<Tx>,
+  action: TransactionalAction<T, Tx>,
+  hooks: TransactionalHooks<T>,
+): Promise<CoordinatedResult<T>> {
+  try {
+    return await runInTransaction(async (transaction) => {
+      let value: T;
+      let signal: AbortSignal | undefined;
+      try {
+        value = await action({
+          get signal() {
+            return (signal ??= new AbortController().signal);
+          },
+          // Granted only by the record's insert, after the action: an action that passes its token on claims.
+          fencingToken: 0,
+          protected: true,
+          transaction,
+        });
+      } catch (error) {
+        throw store.transactionConflict(error, call) ?? error;
+      }
+      const { payload, encodeError } = tryEncode(call.request.codec, value);
+      const fencingToken = await store.inTransaction(transaction).insertCompleted({
+        ...call,
+        owner: call.claim.owner,
+        payload,
+        ttlMs: call.request.ttlMs,
+      });
+      if (fencingToken === undefined) throw new KeyTaken();
+      hooks.emit(IdempotencyEventType.Miss);
+      if (payload === null) throw hooks.unencodable(encodeError);
+      return { value, outcome: CoordinateOutcome.Executed, fencingToken };
+    });
+  } catch (error) {
+    if (!(error instanceof KeyTaken)) throw error;
+  }
+  return runInTransaction((transaction) => coordinateInTransaction(store, call, transaction, action, hooks));
 }

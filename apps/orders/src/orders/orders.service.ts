@@ -9,6 +9,7 @@ import {
   schemaCodec,
   type CoordinatedResult,
 } from '@retry-safe/idempotency';
+import type pg from 'pg';
 import { OrderNotFoundError } from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { CreateRecordMode, type OrdersSettings } from '../config/orders-settings.js';
@@ -46,8 +47,9 @@ export class OrdersService {
 
   /**
    * Creates an order once per tenant and key. The order row and its processing record are written in one
-   * transaction (`coordinateInTransaction`): a crash before COMMIT leaves neither, after it both, so the retry
-   * finds the record and replays the order instead of creating a second one. The same key with another amount or
+   * transaction (the coordinator's optimistic form: the INSERT, then the completed record in one statement; a key
+   * with a record rolls that back and replays through the claim): a crash before COMMIT leaves neither, after it
+   * both, so the retry finds the record and replays the order instead of creating a second one. The same key with another amount or
    * currency is refused (`idempotency_key_reused`) before anything is written. The db-effect scenario's
    * demonstration (`createRecord: redis`) keeps the record in Redis instead, to show the second order it costs.
    */
@@ -73,10 +75,11 @@ export class OrdersService {
       });
     }
     const result = this.config.idempotency.enabled
-      ? await withPgTransaction(this.orders.pool, (client) =>
-          this.coordinator.coordinateInTransactionWithOutcome(client, record, () =>
-            this.orders.insert(client, row),
-          ),
+      ? await this.coordinator.coordinateOptimisticallyWithOutcome<Order, pg.PoolClient>(
+          (work) => withPgTransaction(this.orders.pool, work),
+          record,
+          // Only the INSERT, on the transaction: a key that turns out to have a record rolls it back.
+          ({ transaction }) => this.orders.insert(transaction, row),
         )
       : {
           // BENCHMARK SWITCH (`IDEMPOTENCY_ENABLED=false`): the INSERT alone, so a retry creates a second order.

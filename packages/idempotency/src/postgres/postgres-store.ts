@@ -6,13 +6,16 @@ import type {
   ClaimRequest,
   ClaimResult,
   CompleteRequest,
-  IdempotencyStore,
   RecordId,
   ReleaseRequest,
   RenewRequest,
   StoreIfAbsentRequest,
 } from '../store.js';
-import type { SqlTransaction, TransactionalIdempotencyStore } from '../transactional.js';
+import type {
+  SqlTransaction,
+  TransactionBoundStore,
+  TransactionalIdempotencyStore,
+} from '../transactional.js';
 import { assertIntegerIn } from '../validation.js';
 import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from './defaults.js';
 import { Notifications } from './notifications.js';
@@ -21,6 +24,7 @@ import { storeErrorOf, transactionConflictOf } from './sql-errors.js';
 import {
   claimOn,
   completeOn,
+  insertCompletedOn,
   releaseOn,
   renewOn,
   statementsFor,
@@ -165,7 +169,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   }
 
   /** The same state changes on the caller's open transaction, without timeouts of their own (the caller's apply). */
-  inTransaction(transaction: SqlTransaction): IdempotencyStore {
+  inTransaction(transaction: SqlTransaction): TransactionBoundStore {
     // Transactional use alone must also get its expired rows swept.
     this.startSweeper();
     const prepared = isNodePostgresClient(transaction);
@@ -188,6 +192,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
       renew: (request) => renewOn(run, request),
       release: (request) => releaseOn(run, request),
       storeIfAbsent: (request) => storeIfAbsentOn(run, request),
+      insertCompleted: (request) => insertCompletedOn(run, request),
     };
   }
 

@@ -23,7 +23,8 @@ export interface SchemaNames {
 }
 
 /** The state changes, one SQL function each (as the Redis store has one Lua script each). */
-export type StateChange = 'claim' | 'complete' | 'renew' | 'release' | 'store_if_absent' | 'sweep';
+export type StateChange =
+  'claim' | 'complete' | 'renew' | 'release' | 'store_if_absent' | 'insert_completed' | 'sweep';
 
 /** Validates `table` (`name` or `schema.name`) and derives every name from it. */
 export function schemaNames(table: string): SchemaNames {
@@ -226,6 +227,23 @@ BEGIN
   ${notifyIfFound}
   RETURN 0;
 END
+$fn$;
+
+-- insert_completed: the optimistic path of a transactional call (the action ran first, on the same transaction):
+-- the completed record, only where no row exists at all, live or not (an expired, released or pending row goes
+-- to the claim, which decides). A concurrent uncommitted insert of the key makes this wait on the primary key
+-- until that transaction ends. Returns the granted fencing token (the floor + 1, as a fresh claim's), or NULL
+-- when a row exists: the caller rolls back and claims. State e with no payload when the value has no encoding.
+-- No NOTIFY: a waiter watches a key only after seeing its pending row, and this inserts only where there is none.
+-- Plain SQL, no lock timeout of its own (transactional calls have none; the argument keeps the calling shape).
+CREATE OR REPLACE FUNCTION ${n.fn('insert_completed')}(
+  p_operation text, p_key text, p_owner text, p_fingerprint text, p_payload text, p_ttl_ms bigint,
+  p_version smallint, lock_timeout_ms int)
+RETURNS bigint LANGUAGE sql AS $fn$
+  INSERT INTO ${n.table} AS t VALUES (p_operation, p_key, CASE WHEN p_payload IS NULL THEN 'e' ELSE 'c' END,
+      ${floor} + 1, p_owner, p_fingerprint, NULL, clock_timestamp() + p_ttl_ms * interval '1 ms', p_version,
+      p_payload)
+    ON CONFLICT DO NOTHING RETURNING t.fencing_token
 $fn$;
 
 -- sweep: deletes at most p_limit expired rows, oldest first, skipping rows another session has locked (a claim

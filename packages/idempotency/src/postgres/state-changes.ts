@@ -1,3 +1,4 @@
+import type { InsertCompletedRequest } from '../transactional.js';
 import type {
   ClaimRequest,
   ClaimResult,
@@ -18,6 +19,7 @@ const ARITY: Record<StateChange, number> = {
   renew: 4,
   release: 3,
   store_if_absent: 6,
+  insert_completed: 7,
   sweep: 1,
 };
 
@@ -73,4 +75,11 @@ export async function releaseOn(run: Runner, r: ReleaseRequest): Promise<boolean
 export async function storeIfAbsentOn(run: Runner, r: StoreIfAbsentRequest): Promise<boolean> {
   const args = [r.operation, r.key, r.fingerprint, r.payload, r.ttlMs, PG_RECORD_FORMAT_VERSION];
   return flagOf((await run('store_if_absent', r, args))['reply']);
+}
+
+/** The fencing token of the completed record it inserted, or undefined when a row for the key exists. */
+export async function insertCompletedOn(run: Runner, r: InsertCompletedRequest): Promise<number | undefined> {
+  const args = [r.operation, r.key, r.owner, r.fingerprint, r.payload, r.ttlMs, PG_RECORD_FORMAT_VERSION];
+  const reply = (await run('insert_completed', r, args))['reply'];
+  return reply === null || reply === undefined ? undefined : Number(reply);
 }
