@@ -199,12 +199,16 @@ export class IdempotencyCoordinator {
         'coordinateOptimistically needs a store that supports transactions',
       );
     }
-    const call = prepareCall(request, this.settings);
-    return coordinateOptimistically(this.store, call, runInTransaction, action, {
-      emit: (type) => this.emit(type, call),
-      decode: (payload) => this.decode(call, payload),
-      unencodable: (cause) => unencodableError(call, cause),
-    });
+    const store = this.store;
+    const run = (act: TransactionalAction<T, Tx>): Promise<CoordinatedResult<T>> => {
+      const call = prepareCall(request, this.settings);
+      return coordinateOptimistically(store, call, runInTransaction, act, {
+        emit: (type) => this.emit(type, call),
+        decode: (payload) => this.decode(call, payload),
+        unencodable: (cause) => unencodableError(call, cause),
+      });
+    };
+    return this.tracer === undefined ? run(action) : traceCoordinate(this.tracer, request, true, action, run);
   }
 
   /** Acts on a claim that decided the call: run as the owner, replay, or refuse. */

@@ -1,6 +1,7 @@
 import {
   clusterPrefixProblem,
   configLoader,
+  envBool,
   envBullmqPrefix,
   envHttpUrls,
   envInt,
