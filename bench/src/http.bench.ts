@@ -13,7 +13,13 @@
  * payments spread over them (a small amount each, so none is ever paid off). Replays cycle `HTTP_BENCH_REPLAY_KEYS`
  * (default 500) keys paid once before the windows.
  *
+ * - with `HTTP_BENCH_TRACING=1`: this tree, coordinator on, with gateway, orders and payments traced (the telemetry
+ *   hook, spans exported to a local sink), once with every trace recorded and once with one in ten
+ *   (`TRACES_SAMPLE_RATIO=0.1`), against the untraced chain of the same run. The other chains load no hook.
+ *
  * Optional: HTTP_BENCH_SECONDS (per scenario, default 25, split over HTTP_BENCH_ROUNDS, default 5, interleaved),
+ * HTTP_BENCH_WARMUP_SECONDS (per scenario, default 2: a process's CPU per answer falls for seconds while the JIT
+ * warms up),
  * HTTP_BENCH_CONNECTIONS (default 32), HTTP_BENCH_CPU_PROF=<dir> (every service runs with `--cpu-prof` into it;
  * `node bench/dist/profile-summary.js <dir>` prints the largest costs). Writes bench/results/http.json.
  */
@@ -36,6 +42,9 @@ import {
 import { printReport, comparisonsOf } from './support/chain-report.js';
 import { BENCH_TENANT, startChain, type Chain } from './support/chain-stack.js';
 import { parentOf } from './support/proc-cpu.js';
+import { startSpanSink } from './support/span-sink.js';
+
+const ON_LABEL = 'this tree, coordinator on';
 
 const PAYMENT_BODY = JSON.stringify({ amount: 100, currency: 'EUR' });
 const ORDER_BODY = JSON.stringify({ amount: 5000, currency: 'EUR' });
@@ -61,11 +70,20 @@ async function main(): Promise<void> {
   const nodeArgs = (process.env['HTTP_BENCH_NODE_ARGS'] ?? '').split(' ').filter((arg) => arg !== '');
   const [redis, postgres] = await Promise.all([startPrivateRedisServer(), startPostgres()]);
   const chains: Chain[] = [];
+  const closers: (() => Promise<void>)[] = [];
   try {
     const stores = await storePids(redis.url, postgres);
     const common = { redisUrl: redis.url, postgresUrl: postgres.url, cpuProfDir };
+    const sink = process.env['HTTP_BENCH_TRACING'] === '1' ? await startSpanSink() : undefined;
+    if (sink !== undefined) closers.push(() => sink.close());
+    const traced = (ratio: number) => ({
+      label: `${ON_LABEL}, traced${ratio < 1 ? ` ${Math.round(ratio * 100)} %` : ''}`,
+      root: repoRoot(),
+      coordinator: true,
+      tracing: { sinkUrl: sink?.url ?? '', ratio },
+    });
     const designs = [
-      { label: 'this tree, coordinator on', root: repoRoot(), coordinator: true },
+      { label: ON_LABEL, root: repoRoot(), coordinator: true },
       { label: 'this tree, coordinator off', root: repoRoot(), coordinator: false },
       ...(baseline === undefined
         ? []
@@ -81,6 +99,7 @@ async function main(): Promise<void> {
               nodeArgs,
             },
           ]),
+      ...(sink === undefined ? [] : [traced(1), traced(0.1)]),
     ];
     for (const [index, design] of designs.entries()) {
       console.error(`- starting ${design.label} (${design.root})`);
@@ -103,11 +122,12 @@ async function main(): Promise<void> {
     await mkdir(new URL('.', file), { recursive: true });
     await writeFile(
       file,
-      `${JSON.stringify({ generatedAt: new Date().toISOString(), seconds, rounds, connections, results, comparisons }, null, 2)}\n`,
+      `${JSON.stringify({ generatedAt: new Date().toISOString(), seconds, rounds, connections, results, comparisons, ...(sink === undefined ? {} : { exportedSpanBytes: sink.receivedBytes() }) }, null, 2)}\n`,
     );
     console.error(`wrote ${file.pathname}`);
   } finally {
     for (const chain of chains) await chain.close();
+    for (const close of closers) await close();
     await redis.close();
     await postgres.close();
   }
@@ -224,7 +244,8 @@ async function interleavedRounds(
   stores: StoreCpu,
 ): Promise<ChainResult[]> {
   const perRound = Math.max(1, Math.round(seconds / rounds));
-  for (const scenario of scenarios) await runWindow(scenario, 2, connections, stores);
+  const warmUp = positiveInt('HTTP_BENCH_WARMUP_SECONDS', 2);
+  for (const scenario of scenarios) await runWindow(scenario, warmUp, connections, stores);
   const samples = new Map<ChainScenario, ChainResult[]>();
   for (let round = 1; round <= rounds; round++) {
     for (const scenario of scenarios) {

@@ -17,6 +17,7 @@ export interface Comparison {
 const ON = 'this tree, coordinator on';
 const OFF = 'this tree, coordinator off';
 const BASELINE = 'baseline, coordinator on';
+const TRACED = `${ON}, traced`;
 
 /** Ratios between rows of the same run. */
 export function comparisonsOf(results: readonly ChainResult[], chains: readonly Chain[]): Comparison[] {
@@ -73,6 +74,17 @@ export function comparisonsOf(results: readonly ChainResult[], chains: readonly 
     find(OFF, 'order creation'),
   );
   add('replays/s / fresh payments/s (coordinator on)', find(ON, 'replays'), find(ON, 'fresh payments'));
+  // HTTP_BENCH_TRACING=1: what tracing the chain costs, against the untraced chain of the same run.
+  for (const traced of [TRACED, `${TRACED} 10 %`].filter((label) => chains.some((c) => c.label === label))) {
+    const design = traced.slice(ON.length + 2);
+    add(`fresh payments/s, ${design} / untraced`, find(traced, 'fresh payments'), find(ON, 'fresh payments'));
+    cpu(
+      `service CPU per fresh payment, ${design} / untraced`,
+      find(traced, 'fresh payments'),
+      find(ON, 'fresh payments'),
+    );
+    add(`orders created/s, ${design} / untraced`, find(traced, 'order creation'), find(ON, 'order creation'));
+  }
   return out;
 }
 

@@ -32,6 +32,11 @@ export interface ChainOptions {
   readonly nodeArgs?: readonly string[];
   /** `--cpu-prof` every service into this directory (a subfolder per chain and service). */
   readonly cpuProfDir?: string | undefined;
+  /**
+   * Gateway, orders and payments started with the telemetry hook, exporting their spans to `sinkUrl` and starting
+   * `ratio` of the traces (`TRACES_SAMPLE_RATIO`). Without it, no service loads the hook (untraced).
+   */
+  readonly tracing?: { readonly sinkUrl: string; readonly ratio: number } | undefined;
 }
 
 /** A running chain. */
@@ -55,13 +60,23 @@ export async function startChain(options: ChainOptions, index: number): Promise<
   const database = `retry_safe_bench_${index}_${process.pid}`;
   const databaseUrl = await createDatabase(options.postgresUrl, database);
   const started: ServiceProcess[] = [];
+  const traced = options.tracing !== undefined;
+  const tracingEnv: Record<string, string> =
+    options.tracing === undefined
+      ? {}
+      : {
+          OTEL_EXPORTER_OTLP_ENDPOINT: options.tracing.sinkUrl,
+          TRACES_SAMPLE_RATIO: String(options.tracing.ratio),
+        };
   const start = async (service: ChainService, port: number, env: Record<string, string>) => {
     const app = service === 'provider-sim' ? 'provider-sim' : service;
     const proc = await startServiceProcess({
       name: `${tag}-${service}`,
       entry: join(options.root, 'apps', app, 'dist', 'main.js'),
       port,
-      env: { INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env },
+      // provider-sim stands for the external provider: never traced.
+      telemetry: traced && service !== 'provider-sim',
+      env: { INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...(service === 'provider-sim' ? {} : tracingEnv), ...env },
       nodeArgs: [
         ...(options.nodeArgs ?? []),
         ...(options.cpuProfDir === undefined
