@@ -13,6 +13,7 @@ import {
   type UpstreamResponse,
 } from './http-client.errors.js';
 import { RetryBudget } from './retry-budget.js';
+import { abortedNow, assertSendable, hostOf, joinURL, safely } from './request-checks.js';
 import { endCallSpan, recordRetry, startCallSpan, tracedAttempt } from './tracing.js';
 import type {
   CallOptions,
@@ -24,39 +25,9 @@ import type {
   ServiceResponse,
 } from './service-client.options.js';
 
-// What an HTTP stack would strip or trim from a header value: an idempotency key must never be altered silently.
-const SAFE_HEADER_VALUE = /^(?:[\x21-\x7e\x80-\xff](?:[\t\x20-\x7e\x80-\xff]*[\x21-\x7e\x80-\xff])?)?$/;
-
-function safely(hook: () => void): void {
-  try {
-    hook();
-  } catch {
-    // Hooks feed metrics and recordings; they must not change the outcome of a call.
-  }
-}
-
-/** `payments.internal` for `http://payments.internal:3002`; the URL itself when it does not parse. */
-function hostOf(url: string): string {
-  try {
-    return new URL(url).hostname;
-  } catch {
-    return url;
-  }
-}
-
 /** Creates a {@link ServiceClient} (Node's `http` on its keep-alive global agent, retries of its own). */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   return new NodeServiceClient(options);
-}
-
-/** Read through a call, so the compiler does not narrow the flag across the awaits of the retry loop. */
-function abortedNow(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true;
-}
-
-/** `base` and `path` joined as one URL string, as a base URL with a path prefix expects. */
-function joinURL(base: string, path: string): URL {
-  return new URL(`${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
 }
 
 /**
@@ -124,7 +95,7 @@ class NodeServiceClient implements ServiceClient {
     const headers: Record<string, string> = { ...this.options.headers, ...options.headers };
     if (options.idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey;
     if (options.requestId !== undefined) headers[REQUEST_ID_HEADER] = options.requestId;
-    this.assertValid(method, path, deadline, headers);
+    assertSendable(method, path, deadline, headers);
 
     const state = new CallState(method, path, deadline, options.idempotencyKey, options.requestId);
     if (options.signal?.aborted === true) {
@@ -308,23 +279,5 @@ class NodeServiceClient implements ServiceClient {
     }
     state.nextDelayMs = delayMs;
     return true;
-  }
-
-  private assertValid(
-    method: HttpMethod,
-    path: string,
-    deadline: number,
-    headers: Record<string, string>,
-  ): void {
-    const fail = (message: string): never => {
-      throw new InvalidRequestError(`${method} ${path}: ${message}`, { method, path, attempts: 0 });
-    };
-    if (!Number.isFinite(deadline))
-      fail(`deadline must be a finite epoch-ms number, got ${String(deadline)}`);
-    for (const [name, value] of Object.entries(headers)) {
-      if (typeof value !== 'string' || !SAFE_HEADER_VALUE.test(value)) {
-        fail(`header ${name} has a value that cannot be sent unchanged (control characters or outer spaces)`);
-      }
-    }
   }
 }
