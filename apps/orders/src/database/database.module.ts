@@ -24,6 +24,8 @@ export const ORDERS_DB = Symbol('ORDERS_DB');
 export const ORDERS_POOL = Symbol('ORDERS_POOL');
 /** DI token of the coordinator whose records live in the orders database, in the callers' transactions. */
 export const ORDERS_COORDINATOR = Symbol('ORDERS_COORDINATOR');
+/** The orders' idempotency store itself: for the one-statement order creation, which names its function. */
+export const ORDERS_STORE = Symbol('ORDERS_STORE');
 
 /** The pool, its Kysely and its idempotency store, migrated; what {@link DatabaseModule} builds once. */
 export interface OrdersDatabaseHandle {
@@ -114,6 +116,7 @@ export class DatabaseModule {
         { provide: HANDLE, useFactory: () => openOrdersDatabase(config) },
         { provide: ORDERS_DB, inject: [HANDLE], useFactory: (h: OrdersDatabaseHandle) => h.db },
         { provide: ORDERS_POOL, inject: [HANDLE], useFactory: (h: OrdersDatabaseHandle) => h.pool },
+        { provide: ORDERS_STORE, inject: [HANDLE], useFactory: (h: OrdersDatabaseHandle) => h.store },
         {
           provide: ORDERS_COORDINATOR,
           inject: [HANDLE],
@@ -126,7 +129,7 @@ export class DatabaseModule {
         },
         DatabaseShutdown,
       ],
-      exports: [ORDERS_DB, ORDERS_POOL, ORDERS_COORDINATOR],
+      exports: [ORDERS_DB, ORDERS_POOL, ORDERS_STORE, ORDERS_COORDINATOR],
     };
   }
 }

@@ -3,7 +3,8 @@ import type { Charge } from '@retry-safe/contracts';
 import { OrderStatus } from '@retry-safe/contracts';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type pg from 'pg';
-import { ORDERS_DB, ORDERS_POOL } from '../database/database.module.js';
+import type { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
+import { ORDERS_DB, ORDERS_POOL, ORDERS_STORE } from '../database/database.module.js';
 import type { NamedStatement } from '../database/pg-transaction.js';
 import type { OrdersDatabase, OrdersTable } from '../database/orders-database.js';
 import { OrderSchema, type Order, type OrderInvoice, type OrderPayment } from './order.js';
@@ -12,6 +13,17 @@ import { OrderSchema, type Order, type OrderInvoice, type OrderPayment } from '.
 export interface OrderCursor {
   readonly createdAt: Date;
   readonly id: string;
+}
+
+/** The processing record {@link OrdersRepository.insertWithRecord} writes with a fresh key's order. */
+export interface NewOrderRecord {
+  readonly operation: string;
+  readonly key: string;
+  readonly owner: string;
+  readonly fingerprint: string;
+  /** The order codec's encoding of the 201 body. */
+  readonly payload: string;
+  readonly ttlMs: number;
 }
 
 /** The orders database, or an open transaction on it. */
@@ -36,7 +48,7 @@ export function orderOf(row: OrderRow): Order {
 const ORDER_COLUMNS = 'id, tenant_id, amount, currency, paid_amount, status, created_at';
 const INSERT_ORDER: NamedStatement = {
   name: 'orders:insert',
-  text: `INSERT INTO orders (id, tenant_id, amount, currency, status) VALUES ($1, $2, $3, $4, $5)
+  text: `INSERT INTO orders (id, tenant_id, amount, currency, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)
     RETURNING ${ORDER_COLUMNS}`,
 };
 const FIND_ORDER: NamedStatement = {
@@ -79,7 +91,43 @@ export class OrdersRepository {
   constructor(
     @Inject(ORDERS_DB) readonly db: Kysely<OrdersDatabase>,
     @Inject(ORDERS_POOL) readonly pool: pg.Pool,
+    @Inject(ORDERS_STORE) private readonly store: PostgresIdempotencyStore,
   ) {}
+
+  /**
+   * A fresh key's order and its completed processing record in ONE autocommitted statement: the CTE calls the
+   * store's `insert_completed` function, and the order is inserted only from the row it answers with a token. So a
+   * crash leaves both or neither, and a key with any record (or one a concurrent statement commits first: the
+   * record's unique index makes this one wait, then do nothing) writes nothing and answers undefined; the caller
+   * then goes through the coordinator. `order` is the 201 body, known before the statement (`createdAt` at ms
+   * precision, as the column keeps it), and `record.payload` its encoding, so the row and a replay agree.
+   * Answers the record's fencing token.
+   */
+  async insertWithRecord(
+    order: Order & { tenantId: string },
+    record: NewOrderRecord,
+  ): Promise<number | undefined> {
+    // Parameters $1..$6 are the order's, $7..$13 the record's (the store's helper names its function).
+    const call = this.store.insertCompletedCall(7, record);
+    const { rows } = await this.pool.query<{ fencing_token: string }>({
+      name: 'orders:insert-with-record',
+      text: `WITH rec AS (SELECT ${call.sql} AS fencing_token)
+    INSERT INTO orders (id, tenant_id, amount, currency, status, created_at)
+    SELECT $1, $2, $3, $4, $5, $6 FROM rec WHERE rec.fencing_token IS NOT NULL
+    RETURNING (SELECT fencing_token FROM rec)`,
+      values: [
+        order.id,
+        order.tenantId,
+        order.amount,
+        order.currency,
+        order.status,
+        order.createdAt,
+        ...call.values,
+      ],
+    });
+    const row = rows[0];
+    return row === undefined ? undefined : Number(row.fencing_token);
+  }
 
   /**
    * Inserts a new order awaiting payment, on `executor`: the caller's transaction, so it commits with its
@@ -87,11 +135,18 @@ export class OrdersRepository {
    */
   async insert(
     executor: pg.Pool | pg.PoolClient,
-    order: { id: string; tenantId: string; amount: number; currency: string },
+    order: { id: string; tenantId: string; amount: number; currency: string; createdAt: Date },
   ): Promise<Order> {
     const { rows } = await executor.query<OrderRow>({
       ...INSERT_ORDER,
-      values: [order.id, order.tenantId, order.amount, order.currency, OrderStatus.AwaitingPayment],
+      values: [
+        order.id,
+        order.tenantId,
+        order.amount,
+        order.currency,
+        OrderStatus.AwaitingPayment,
+        order.createdAt,
+      ],
     });
     const row = rows[0];
     if (row === undefined) throw new Error('INSERT INTO orders returned no row');

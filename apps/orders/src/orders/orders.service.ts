@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RuntimeSettings, ValidationFailedError } from '@retry-safe/app-shell';
-import type { OrderCreate, OrderListQuery } from '@retry-safe/contracts';
+import { OrderStatus, type OrderCreate, type OrderListQuery } from '@retry-safe/contracts';
 import {
   CoordinateOutcome,
   IdempotencyCoordinator,
@@ -46,12 +46,16 @@ export class OrdersService {
   }
 
   /**
-   * Creates an order once per tenant and key. The order row and its processing record are written in one
-   * transaction (the coordinator's optimistic form: the INSERT, then the completed record in one statement; a key
-   * with a record rolls that back and replays through the claim): a crash before COMMIT leaves neither, after it
-   * both, so the retry finds the record and replays the order instead of creating a second one. The same key with another amount or
-   * currency is refused (`idempotency_key_reused`) before anything is written. The db-effect scenario's
-   * demonstration (`createRecord: redis`) keeps the record in Redis instead, to show the second order it costs.
+   * Creates an order once per tenant and key. A fresh key costs one autocommitted statement that writes the order
+   * row and its completed processing record together ({@link OrdersRepository.insertWithRecord}): the 201 body is
+   * known before it (the id minted here, `createdAt` set here at the column's ms precision), so the record holds
+   * the very bytes a replay answers. A crash leaves both or neither, so the retry finds the record and replays the
+   * order instead of creating a second one. When the key has a record (replay, reuse, released or expired) or a
+   * concurrent call commits it first, that statement writes nothing and the call goes through the coordinator's
+   * transactional path (the INSERT, then the completed record, in one transaction; the claim for a key with a
+   * record): the same order replayed, `idempotency_key_reused` before anything is written, or the order created
+   * again for a released key. The db-effect scenario's demonstration (`createRecord: redis`) keeps the record in
+   * Redis instead, to show the second order it costs.
    */
   async create(
     tenantId: string,
@@ -65,7 +69,7 @@ export class OrdersService {
       codec: orderCodec,
       fingerprint: fingerprintOf({ amount: order.amount, currency: order.currency }),
     };
-    const row = { id: randomUUID(), tenantId, ...order };
+    const row = { id: randomUUID(), tenantId, ...order, createdAt: new Date() };
     if (this.settings.current.createRecord === CreateRecordMode.Redis) {
       // DEMONSTRATION (db-effect): the order commits on its own (one INSERT), the record completes later in Redis.
       return this.recordInRedis.coordinate(record, async () => {
@@ -75,12 +79,13 @@ export class OrdersService {
       });
     }
     const result = this.config.idempotency.enabled
-      ? await this.coordinator.coordinateOptimisticallyWithOutcome<Order, pg.PoolClient>(
+      ? ((await this.createInOneStatement(row, record)) ??
+        (await this.coordinator.coordinateOptimisticallyWithOutcome<Order, pg.PoolClient>(
           (work) => withPgTransaction(this.orders.pool, work),
           record,
           // Only the INSERT, on the transaction: a key that turns out to have a record rolls it back.
           ({ transaction }) => this.orders.insert(transaction, row),
-        )
+        )))
       : {
           // BENCHMARK SWITCH (`IDEMPOTENCY_ENABLED=false`): the INSERT alone, so a retry creates a second order.
           value: await this.orders.insert(this.orders.pool, row),
@@ -89,6 +94,37 @@ export class OrdersService {
         };
     await this.faults.trip(OrderFaultPoint.AfterCreateCommit, { 'idempotency-key': idempotencyKey });
     return result;
+  }
+
+  /**
+   * The fresh key's path: the order and its record in one statement, or undefined when nothing was written (the
+   * key has a record) or the statement failed. Either way the coordinator's path decides next, and it is safe
+   * after a statement that did commit but whose answer was lost: it finds the record and replays it.
+   */
+  private async createInOneStatement(
+    row: { id: string; tenantId: string; amount: number; currency: string; createdAt: Date },
+    record: { operation: string; key: string; ttlMs: number; fingerprint: string },
+  ): Promise<CoordinatedResult<Order> | undefined> {
+    // The 201 body, through the schema as every answer (the same key order, so the same bytes as a replay).
+    const value = OrderSchema.parse({
+      id: row.id,
+      status: OrderStatus.AwaitingPayment,
+      amount: row.amount,
+      currency: row.currency,
+      paidAmount: 0,
+      createdAt: row.createdAt.toISOString(),
+    });
+    try {
+      const fencingToken = await this.orders.insertWithRecord(
+        { ...value, tenantId: row.tenantId },
+        { ...record, owner: `orders.${row.id}`, payload: orderCodec.encode(value) },
+      );
+      return fencingToken === undefined
+        ? undefined
+        : { value, outcome: CoordinateOutcome.Executed, fencingToken };
+    } catch {
+      return undefined;
+    }
   }
 
   /** The tenant's order with its charges and invoice requests; `order_not_found` for another tenant's. */

@@ -19,7 +19,13 @@ import type {
 import { assertIntegerIn } from '../validation.js';
 import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from './defaults.js';
 import { Notifications } from './notifications.js';
-import { schemaNames, schemaSql, type SchemaNames, type StateChange } from './schema.js';
+import {
+  PG_RECORD_FORMAT_VERSION,
+  schemaNames,
+  schemaSql,
+  type SchemaNames,
+  type StateChange,
+} from './schema.js';
 import { storeErrorOf, transactionConflictOf } from './sql-errors.js';
 import {
   claimOn,
@@ -110,6 +116,41 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
     this.names = schemaNames(this.table);
     this.statements = statementsFor(this.names);
     this.notifications = new Notifications(pool, this.names.channel);
+  }
+
+  /**
+   * For a caller that writes its own row and a fresh key's completed record in ONE statement (e.g. a CTE whose
+   * INSERT of the business row selects from this call and inserts only when it returned a token): the SQL of a
+   * call to this store's `insert_completed` function, with parameters `$first` .. `$first+6`, and the values for
+   * them. It answers the granted fencing token, or NULL when the key has any row (live or not; a concurrent
+   * uncommitted insert of the key makes it wait until that ends): then nothing of the caller's must be written and
+   * the caller goes through the coordinator, which replays, refuses or runs again. The `payload` must be the
+   * request codec's encoding of the value the caller answers, so a replay is the same bytes.
+   */
+  insertCompletedCall(
+    first: number,
+    record: {
+      operation: string;
+      key: string;
+      owner: string;
+      fingerprint: string;
+      payload: string;
+      ttlMs: number;
+    },
+  ): { sql: string; values: unknown[] } {
+    const p = (i: number, type: string) => `$${first + i}::${type}`;
+    return {
+      sql: `${this.names.fn('insert_completed')}(${p(0, 'text')}, ${p(1, 'text')}, ${p(2, 'text')}, ${p(3, 'text')}, ${p(4, 'text')}, ${p(5, 'bigint')}, ${p(6, 'smallint')}, NULL::int)`,
+      values: [
+        record.operation,
+        record.key,
+        record.owner,
+        record.fingerprint,
+        record.payload,
+        record.ttlMs,
+        PG_RECORD_FORMAT_VERSION,
+      ],
+    };
   }
 
   /**
