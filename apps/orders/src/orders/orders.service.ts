@@ -9,7 +9,6 @@ import {
   schemaCodec,
   type CoordinatedResult,
 } from '@retry-safe/idempotency';
-import type pg from 'pg';
 import { OrderNotFoundError } from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { CreateRecordMode, type OrdersSettings } from '../config/orders-settings.js';
@@ -52,9 +51,8 @@ export class OrdersService {
    * the very bytes a replay answers. A crash leaves both or neither, so the retry finds the record and replays the
    * order instead of creating a second one. When the key has a record (replay, reuse, released or expired) or a
    * concurrent call commits it first, that statement writes nothing and the call goes through the coordinator's
-   * transactional path (the INSERT, then the completed record, in one transaction; the claim for a key with a
-   * record): the same order replayed, `idempotency_key_reused` before anything is written, or the order created
-   * again for a released key. The db-effect scenario's demonstration (`createRecord: redis`) keeps the record in
+   * claim in one transaction with the INSERT (`coordinateInTransaction`): the same order replayed,
+   * `idempotency_key_reused` before anything is written, or the order created again for a released key. The db-effect scenario's demonstration (`createRecord: redis`) keeps the record in
    * Redis instead, to show the second order it costs.
    */
   async create(
@@ -80,11 +78,11 @@ export class OrdersService {
     }
     const result = this.config.idempotency.enabled
       ? ((await this.createInOneStatement(row, record)) ??
-        (await this.coordinator.coordinateOptimisticallyWithOutcome<Order, pg.PoolClient>(
-          (work) => withPgTransaction(this.orders.pool, work),
-          record,
-          // Only the INSERT, on the transaction: a key that turns out to have a record rolls it back.
-          ({ transaction }) => this.orders.insert(transaction, row),
+        // The key has a record (or the statement failed): the claim decides, in one transaction with the INSERT.
+        (await withPgTransaction(this.orders.pool, (client) =>
+          this.coordinator.coordinateInTransactionWithOutcome(client, record, () =>
+            this.orders.insert(client, row),
+          ),
         )))
       : {
           // BENCHMARK SWITCH (`IDEMPOTENCY_ENABLED=false`): the INSERT alone, so a retry creates a second order.
