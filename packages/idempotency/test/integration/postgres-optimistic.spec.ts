@@ -191,3 +191,44 @@ describe('optimistic transactional mode', () => {
     expect(await w.counts('k-crash')).toEqual({ orders: 1, records: 1 });
   });
 });
+
+describe('insertCompletedCall: the caller writes its row and the completed record in one statement', () => {
+  /** The caller's statement: the record through the store's helper, the order only from its row. */
+  async function placeInOneStatement(key: string, payload = '{"id":0}'): Promise<number | undefined> {
+    const call = w.store.insertCompletedCall(2, {
+      operation: 'orders.place',
+      key,
+      owner: 'one-statement',
+      fingerprint: 'fp-order',
+      payload,
+      ttlMs: 60_000,
+    });
+    const { rows } = await w.pool.query<{ token: string }>(
+      `WITH rec AS (SELECT ${call.sql} AS token)
+        INSERT INTO ${w.orders} (key) SELECT $1 FROM rec WHERE rec.token IS NOT NULL RETURNING (SELECT token FROM rec)`,
+      [key, ...call.values],
+    );
+    return rows[0] === undefined ? undefined : Number(rows[0].token);
+  }
+
+  it('writes both for a fresh key, neither for a key with a row; the claim path replays what it wrote', async () => {
+    await expect(placeInOneStatement('k-one')).resolves.toBe(1);
+    await expect(placeInOneStatement('k-one')).resolves.toBeUndefined();
+    expect(await w.counts('k-one')).toEqual({ orders: 1, records: 1 });
+    await expect(w.placeOnce('k-one')).resolves.toEqual({
+      value: { id: 0 },
+      outcome: 'replayed',
+      fencingToken: 1,
+    });
+    const claimed = await w.placeOnce('k-claimed');
+    await expect(placeInOneStatement('k-claimed')).resolves.toBeUndefined();
+    expect(claimed.outcome).toBe('executed');
+    expect(await w.counts('k-claimed')).toEqual({ orders: 1, records: 1 });
+  });
+
+  it('writes one order and one record for 8 concurrent statements of one key', async () => {
+    const tokens = await Promise.all(Array.from({ length: 8 }, () => placeInOneStatement('k-race')));
+    expect(tokens.filter((t) => t !== undefined)).toEqual([1]);
+    expect(await w.counts('k-race')).toEqual({ orders: 1, records: 1 });
+  });
+});
