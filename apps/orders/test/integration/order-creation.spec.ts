@@ -54,7 +54,11 @@ describe("order creation: a fresh key's order and record in one statement, the c
     ]);
     expect(rows[0].created_at.toISOString()).toBe(first.body.createdAt);
     const replay = await create('one-statement', { amount: 700, currency: 'EUR' }, tenant);
-    expect([replay.status, replay.text, replay.headers['idempotent-replayed']]).toEqual([201, first.text, 'true']);
+    expect([replay.status, replay.text, replay.headers['idempotent-replayed']]).toEqual([
+      201,
+      first.text,
+      'true',
+    ]);
     const read = await request(app.getHttpServer())
       .get(`/v1/orders/${first.body.id}`)
       .set('x-tenant-id', tenant)
