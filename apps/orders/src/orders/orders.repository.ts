@@ -95,8 +95,9 @@ export class OrdersRepository {
   ) {}
 
   /**
-   * A fresh key's order and its completed processing record in ONE autocommitted statement: the CTE calls the
-   * store's `insert_completed` function, and the order is inserted only from the row it answers with a token. So a
+   * A fresh key's order and its completed processing record in ONE autocommitted statement: the CTE is the
+   * record's `INSERT ... ON CONFLICT DO NOTHING` (the store's `insertCompletedSql`, the statement of its
+   * `insert_completed` function, planned once per connection here), and the order is inserted only from its row. So a
    * crash leaves both or neither, and a key with any record (or one a concurrent statement commits first: the
    * record's unique index makes this one wait, then do nothing) writes nothing and answers undefined; the caller
    * then goes through the coordinator. `order` is the 201 body, known before the statement (`createdAt` at ms
@@ -107,14 +108,13 @@ export class OrdersRepository {
     order: Order & { tenantId: string },
     record: NewOrderRecord,
   ): Promise<number | undefined> {
-    // Parameters $1..$6 are the order's, $7..$13 the record's (the store's helper names its function).
-    const call = this.store.insertCompletedCall(7, record);
+    // Parameters $1..$6 are the order's, $7..$13 the record's (the store's helper writes its SQL).
+    const call = this.store.insertCompletedSql(7, record);
     const { rows } = await this.pool.query<{ fencing_token: string }>({
       name: 'orders:insert-with-record',
-      text: `WITH rec AS (SELECT ${call.sql} AS fencing_token)
+      text: `WITH rec AS (${call.sql})
     INSERT INTO orders (id, tenant_id, amount, currency, status, created_at)
-    SELECT $1, $2, $3, $4, $5, $6 FROM rec WHERE rec.fencing_token IS NOT NULL
-    RETURNING (SELECT fencing_token FROM rec)`,
+    SELECT $1, $2, $3, $4, $5, $6 FROM rec RETURNING (SELECT fencing_token FROM rec)`,
       values: [
         order.id,
         order.tenantId,

@@ -21,6 +21,7 @@ import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from './defaults.js';
 import { Notifications } from './notifications.js';
 import {
   PG_RECORD_FORMAT_VERSION,
+  insertCompletedSql,
   schemaNames,
   schemaSql,
   type SchemaNames,
@@ -119,15 +120,16 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   }
 
   /**
-   * For a caller that writes its own row and a fresh key's completed record in ONE statement (e.g. a CTE whose
-   * INSERT of the business row selects from this call and inserts only when it returned a token): the SQL of a
-   * call to this store's `insert_completed` function, with parameters `$first` .. `$first+6`, and the values for
-   * them. It answers the granted fencing token, or NULL when the key has any row (live or not; a concurrent
-   * uncommitted insert of the key makes it wait until that ends): then nothing of the caller's must be written and
-   * the caller goes through the coordinator, which replays, refuses or runs again. The `payload` must be the
-   * request codec's encoding of the value the caller answers, so a replay is the same bytes.
+   * For a caller that writes its own row and a fresh key's completed record in ONE statement: the `INSERT` of the
+   * record (the same statement as the `insert_completed` function's), with parameters `$first` .. `$first+6`, and
+   * the values for them, to use as a data-modifying CTE whose caller inserts its own row only `FROM` the CTE's row
+   * (`WITH rec AS (<sql>) INSERT INTO mine SELECT ... FROM rec`). It answers `fencing_token`, the granted token, or
+   * no row when the key has any row (live or not; a concurrent uncommitted insert of the key makes it wait until
+   * that ends): then nothing of the caller's is written and the caller goes through the coordinator
+   * (`coordinateInTransaction`), which replays, refuses or runs again. The `payload` must be the request codec's
+   * encoding of the value the caller answers, so a replay is the same bytes.
    */
-  insertCompletedCall(
+  insertCompletedSql(
     first: number,
     record: {
       operation: string;
@@ -138,9 +140,12 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
       ttlMs: number;
     },
   ): { sql: string; values: unknown[] } {
-    const p = (i: number, type: string) => `$${first + i}::${type}`;
+    const types = ['text', 'text', 'text', 'text', 'text', 'bigint', 'smallint'];
     return {
-      sql: `${this.names.fn('insert_completed')}(${p(0, 'text')}, ${p(1, 'text')}, ${p(2, 'text')}, ${p(3, 'text')}, ${p(4, 'text')}, ${p(5, 'bigint')}, ${p(6, 'smallint')}, NULL::int)`,
+      sql: insertCompletedSql(
+        this.names,
+        types.map((type, i) => `$${first + i}::${type}`),
+      ),
       values: [
         record.operation,
         record.key,

@@ -48,6 +48,19 @@ export function schemaNames(table: string): SchemaNames {
 }
 
 /**
+ * The statement of `insert_completed`, on the given SQL expressions (operation, key, owner, fingerprint, payload,
+ * ttl ms, format version): the function's body, and the caller's one-statement form
+ * (`PostgresIdempotencyStore.insertCompletedSql`), written once. Answers `fencing_token`, or no row.
+ */
+export function insertCompletedSql(n: SchemaNames, args: readonly string[]): string {
+  const [operation, key, owner, fingerprint, payload, ttlMs, version] = args;
+  return `INSERT INTO ${n.table} AS t VALUES (${operation}, ${key},
+      CASE WHEN ${payload} IS NULL THEN 'e' ELSE 'c' END, (SELECT f.floor FROM ${n.fence} f) + 1, ${owner},
+      ${fingerprint}, NULL, clock_timestamp() + ${ttlMs} * interval '1 ms', ${version}, ${payload})
+    ON CONFLICT DO NOTHING RETURNING t.fencing_token`;
+}
+
+/**
  * DDL of one store, idempotent (`IF NOT EXISTS`, `CREATE OR REPLACE`), run by `migrate()` under an advisory lock.
  *
  * Row layout (one row per operation + key; the primary key is the unique index concurrent claims meet on):
@@ -240,10 +253,7 @@ CREATE OR REPLACE FUNCTION ${n.fn('insert_completed')}(
   p_operation text, p_key text, p_owner text, p_fingerprint text, p_payload text, p_ttl_ms bigint,
   p_version smallint, lock_timeout_ms int)
 RETURNS bigint LANGUAGE sql AS $fn$
-  INSERT INTO ${n.table} AS t VALUES (p_operation, p_key, CASE WHEN p_payload IS NULL THEN 'e' ELSE 'c' END,
-      ${floor} + 1, p_owner, p_fingerprint, NULL, clock_timestamp() + p_ttl_ms * interval '1 ms', p_version,
-      p_payload)
-    ON CONFLICT DO NOTHING RETURNING t.fencing_token
+  ${insertCompletedSql(n, ['p_operation', 'p_key', 'p_owner', 'p_fingerprint', 'p_payload', 'p_ttl_ms', 'p_version'])}
 $fn$;
 
 -- sweep: deletes at most p_limit expired rows, oldest first, skipping rows another session has locked (a claim

@@ -192,10 +192,10 @@ describe('optimistic transactional mode', () => {
   });
 });
 
-describe('insertCompletedCall: the caller writes its row and the completed record in one statement', () => {
+describe('insertCompletedSql: the caller writes its row and the completed record in one statement', () => {
   /** The caller's statement: the record through the store's helper, the order only from its row. */
   async function placeInOneStatement(key: string, payload = '{"id":0}'): Promise<number | undefined> {
-    const call = w.store.insertCompletedCall(2, {
+    const call = w.store.insertCompletedSql(2, {
       operation: 'orders.place',
       key,
       owner: 'one-statement',
@@ -204,8 +204,8 @@ describe('insertCompletedCall: the caller writes its row and the completed recor
       ttlMs: 60_000,
     });
     const { rows } = await w.pool.query<{ token: string }>(
-      `WITH rec AS (SELECT ${call.sql} AS token)
-        INSERT INTO ${w.orders} (key) SELECT $1 FROM rec WHERE rec.token IS NOT NULL RETURNING (SELECT token FROM rec)`,
+      `WITH rec AS (${call.sql})
+        INSERT INTO ${w.orders} (key) SELECT $1 FROM rec RETURNING (SELECT fencing_token FROM rec) AS token`,
       [key, ...call.values],
     );
     return rows[0] === undefined ? undefined : Number(rows[0].token);
