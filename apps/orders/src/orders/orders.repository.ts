@@ -55,12 +55,13 @@ const FIND_ORDER: NamedStatement = {
   name: 'orders:find-for-payment',
   text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND tenant_id = $2`,
 };
+// A Charge's row, inserted at most once: the primary key decides (values: paymentRowValues).
+const INSERT_PAYMENT_ROW = `INSERT INTO order_payments (charge_id, order_id, amount, currency, status, provider_charge_id)
+    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (charge_id) DO NOTHING`;
 const APPLY_CHARGE: NamedStatement = {
   name: 'orders:apply-charge',
   text: `WITH applied AS (
-      INSERT INTO order_payments (charge_id, order_id, amount, currency, status, provider_charge_id)
-      VALUES ($1, $2, $3, $4, $5, $6)
-      ON CONFLICT (charge_id) DO NOTHING
+      ${INSERT_PAYMENT_ROW}
       RETURNING order_id, amount
     )
     UPDATE orders SET paid_amount = orders.paid_amount + applied.amount,
@@ -75,8 +76,7 @@ const CHARGE_RECORDED: NamedStatement = {
 };
 const INSERT_PAYMENT: NamedStatement = {
   name: 'orders:insert-payment',
-  text: `INSERT INTO order_payments (charge_id, order_id, amount, currency, status, provider_charge_id)
-    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (charge_id) DO NOTHING`,
+  text: INSERT_PAYMENT_ROW,
 };
 const ADD_TO_PAID: NamedStatement = {
   name: 'orders:add-to-paid',
@@ -84,6 +84,11 @@ const ADD_TO_PAID: NamedStatement = {
       status = CASE WHEN paid_amount + $2 >= amount THEN $3 ELSE $4 END
     WHERE id = $1`,
 };
+
+/** An `order_payments` row's values, in the column order of INSERT_PAYMENT_ROW. */
+function paymentRowValues(charge: Charge): unknown[] {
+  return [charge.id, charge.orderId, charge.amount, charge.currency, charge.status, charge.providerChargeId];
+}
 
 /** The SQL of the orders service, every statement tenant-scoped. */
 @Injectable()
@@ -235,16 +240,7 @@ export class OrdersRepository {
   async applyCharge(client: pg.PoolClient, charge: Charge): Promise<boolean> {
     const { rowCount } = await client.query({
       ...APPLY_CHARGE,
-      values: [
-        charge.id,
-        charge.orderId,
-        charge.amount,
-        charge.currency,
-        charge.status,
-        charge.providerChargeId,
-        OrderStatus.Paid,
-        OrderStatus.AwaitingPayment,
-      ],
+      values: [...paymentRowValues(charge), OrderStatus.Paid, OrderStatus.AwaitingPayment],
     });
     return (rowCount ?? 0) > 0;
   }
@@ -262,14 +258,7 @@ export class OrdersRepository {
   async insertPayment(client: pg.PoolClient, charge: Charge): Promise<boolean> {
     const { rowCount } = await client.query({
       ...INSERT_PAYMENT,
-      values: [
-        charge.id,
-        charge.orderId,
-        charge.amount,
-        charge.currency,
-        charge.status,
-        charge.providerChargeId,
-      ],
+      values: paymentRowValues(charge),
     });
     return (rowCount ?? 0) > 0;
   }
