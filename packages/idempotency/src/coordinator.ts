@@ -2,19 +2,15 @@ import { trace, type Tracer } from '@opentelemetry/api';
 import { assertValidSettings, prepareCall, type Call, type Settings } from './call.js';
 import {
   IdempotencyCorruptRecordError,
-  IdempotencyErrorCode,
   IdempotencyInProgressError,
   IdempotencyKeyReuseError,
-  IdempotencyStoreUnavailableError,
   InvalidIdempotencyOptionsError,
-  isIdempotencyError,
 } from './errors.js';
 import { IDEMPOTENCY_DEFAULTS } from './limits.js';
 import {
   CoordinateOutcome,
   IdempotencyEventType,
   InFlightMode,
-  StoreUnavailablePolicy,
   type CoordinatedResult,
   type CoordinateRequest,
   type CoordinatorOptions,
@@ -27,10 +23,13 @@ import {
   isTransactionalStore,
   type SqlTransaction,
   type TransactionalAction,
+  type TransactionalHooks,
+  type TransactionalIdempotencyStore,
   type TransactionRunner,
 } from './transactional.js';
 import { runAsOwner, unencodableError, type IdempotentAction } from './owner-run.js';
 import { spanEvent, traceCoordinate } from './tracing.js';
+import { runUnprotected, storeUnavailable } from './unprotected-run.js';
 import { InFlightWait } from './waiting.js';
 
 export type { IdempotentAction } from './owner-run.js';
@@ -43,6 +42,14 @@ const OUTCOME_EVENTS: ReadonlySet<string> = new Set([
 
 /** A claim that found something other than a live reservation of another owner. */
 type SettledClaim = Exclude<ClaimResult, { status: typeof ClaimStatus.InProgress }>;
+
+/** One of the transactional flows of transactional.ts, bound to its transaction (or its transaction runner). */
+type TransactionalFlow<T, Tx extends SqlTransaction> = (
+  store: TransactionalIdempotencyStore,
+  call: Call<T>,
+  action: TransactionalAction<T, Tx>,
+  hooks: TransactionalHooks<T>,
+) => Promise<CoordinatedResult<T>>;
 
 /**
  * Runs an action at most once per operation and key, and replays its stored result to every repeat.
@@ -121,7 +128,7 @@ export class IdempotencyCoordinator {
         try {
           claim = await this.store.claim(call.claim);
         } catch (error) {
-          return await this.storeUnavailable(call, action, error);
+          return await storeUnavailable(this.store, call, action, error, (type) => this.emit(type, call));
         }
         if (claim.status !== ClaimStatus.InProgress) {
           return await this.settle(call, action, claim, claimSentAt, seenInProgress);
@@ -131,7 +138,9 @@ export class IdempotencyCoordinator {
         if (call.settings.inFlight === InFlightMode.Raise) {
           throw new IdempotencyInProgressError(claim.retryAfterMs, call);
         }
-        if (call.settings.inFlight === InFlightMode.Run) return await this.runUnprotected(call, action);
+        if (call.settings.inFlight === InFlightMode.Run) {
+          return await runUnprotected(this.store, call, action, (type) => this.emit(type, call));
+        }
         wait ??= new InFlightWait(this.store, call, () => this.emit(IdempotencyEventType.StoreError, call));
         await wait.next(claim.retryAfterMs);
       }
@@ -163,21 +172,9 @@ export class IdempotencyCoordinator {
     request: CoordinateRequest<T>,
     action: TransactionalAction<T, Tx>,
   ): Promise<CoordinatedResult<T>> {
-    if (!isTransactionalStore(this.store)) {
-      throw new InvalidIdempotencyOptionsError(
-        'coordinateInTransaction needs a store that supports transactions',
-      );
-    }
-    const store = this.store;
-    const run = (act: TransactionalAction<T, Tx>): Promise<CoordinatedResult<T>> => {
-      const call = prepareCall(request, this.settings);
-      return coordinateInTransaction(store, call, transaction, act, {
-        emit: (type) => this.emit(type, call),
-        decode: (payload) => this.decode(call, payload),
-        unencodable: (cause) => unencodableError(call, cause),
-      });
-    };
-    return this.tracer === undefined ? run(action) : traceCoordinate(this.tracer, request, true, action, run);
+    return this.transactional('coordinateInTransaction', request, action, (store, call, act, hooks) =>
+      coordinateInTransaction(store, call, transaction, act, hooks),
+    );
   }
 
   /**
@@ -194,15 +191,28 @@ export class IdempotencyCoordinator {
     request: CoordinateRequest<T>,
     action: TransactionalAction<T, Tx>,
   ): Promise<CoordinatedResult<T>> {
-    if (!isTransactionalStore(this.store)) {
-      throw new InvalidIdempotencyOptionsError(
-        'coordinateOptimistically needs a store that supports transactions',
-      );
-    }
+    return this.transactional('coordinateOptimistically', request, action, (store, call, act, hooks) =>
+      coordinateOptimistically(store, call, runInTransaction, act, hooks),
+    );
+  }
+
+  /**
+   * What both transactional forms share: a store that keeps records in transactions (else
+   * `InvalidIdempotencyOptionsError`, naming `method`), the prepared call, the coordinator's hooks, the span.
+   */
+  private transactional<T, Tx extends SqlTransaction>(
+    method: string,
+    request: CoordinateRequest<T>,
+    action: TransactionalAction<T, Tx>,
+    flow: TransactionalFlow<T, Tx>,
+  ): Promise<CoordinatedResult<T>> {
     const store = this.store;
+    if (!isTransactionalStore(store)) {
+      throw new InvalidIdempotencyOptionsError(`${method} needs a store that supports transactions`);
+    }
     const run = (act: TransactionalAction<T, Tx>): Promise<CoordinatedResult<T>> => {
       const call = prepareCall(request, this.settings);
-      return coordinateOptimistically(store, call, runInTransaction, act, {
+      return flow(store, call, act, {
         emit: (type) => this.emit(type, call),
         decode: (payload) => this.decode(call, payload),
         unencodable: (cause) => unencodableError(call, cause),
@@ -241,43 +251,6 @@ export class IdempotencyCoordinator {
         this.emit(IdempotencyEventType.CorruptRecord, call);
         throw new IdempotencyCorruptRecordError(`Corrupt idempotency record: ${claim.reason}`, call);
     }
-  }
-
-  private async runUnprotected<T>(call: Call<T>, action: IdempotentAction<T>): Promise<CoordinatedResult<T>> {
-    const value = await action({
-      get signal() {
-        return new AbortController().signal;
-      },
-      fencingToken: 0,
-      protected: false,
-    });
-    try {
-      await this.store.storeIfAbsent({
-        operation: call.operation,
-        key: call.key,
-        fingerprint: call.fingerprint,
-        payload: call.request.codec.encode(value),
-        ttlMs: call.request.ttlMs,
-      });
-    } catch {
-      // Unencodable or not stored: the unprotected value is returned all the same (it is not the record's).
-      this.emit(IdempotencyEventType.StoreError, call);
-    }
-    return { value, outcome: CoordinateOutcome.Unprotected, fencingToken: 0 };
-  }
-
-  private async storeUnavailable<T>(
-    call: Call<T>,
-    action: IdempotentAction<T>,
-    error: unknown,
-  ): Promise<CoordinatedResult<T>> {
-    this.emit(IdempotencyEventType.StoreError, call);
-    if (call.settings.onStoreUnavailable === StoreUnavailablePolicy.FailOpen) {
-      this.emit(IdempotencyEventType.FailOpen, call);
-      return this.runUnprotected(call, action);
-    }
-    if (isIdempotencyError(error) && error.code === IdempotencyErrorCode.StoreUnavailable) throw error;
-    throw new IdempotencyStoreUnavailableError('Idempotency store unavailable', { ...call, cause: error });
   }
 
   private decode<T>(call: Call<T>, payload: string): T {
