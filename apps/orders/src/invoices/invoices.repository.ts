@@ -24,6 +24,16 @@ function currentTraceContext(): string | null {
   return Object.keys(carrier).length === 0 ? null : JSON.stringify(carrier);
 }
 
+/** The outbox row of a delivery: the job it publishes, as one row of either design writes it. */
+function outboxValues(job: InvoiceJob) {
+  return {
+    delivery_id: job.deliveryId,
+    order_id: job.orderId,
+    version: job.invoiceVersion,
+    payload: JSON.stringify(job),
+  };
+}
+
 /** The SQL of invoice requests and their outbox. */
 @Injectable()
 export class InvoicesRepository {
@@ -60,13 +70,7 @@ export class InvoicesRepository {
   async addToOutbox(trx: Transaction<OrdersDatabase>, job: InvoiceJob): Promise<void> {
     await trx
       .insertInto('invoice_outbox')
-      .values({
-        delivery_id: job.deliveryId,
-        order_id: job.orderId,
-        version: job.invoiceVersion,
-        payload: JSON.stringify(job),
-        trace_context: currentTraceContext(),
-      })
+      .values({ ...outboxValues(job), trace_context: currentTraceContext() })
       .execute();
     await sql`SELECT pg_notify(${OUTBOX_CHANNEL}, '')`.execute(trx);
   }
@@ -79,13 +83,7 @@ export class InvoicesRepository {
   async recordPublished(job: InvoiceJob): Promise<void> {
     await this.db
       .insertInto('invoice_outbox')
-      .values({
-        delivery_id: job.deliveryId,
-        order_id: job.orderId,
-        version: job.invoiceVersion,
-        payload: JSON.stringify(job),
-        published_at: new Date(),
-      })
+      .values({ ...outboxValues(job), published_at: new Date() })
       .execute();
   }
 
