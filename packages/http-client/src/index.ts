@@ -10,16 +10,8 @@ export { parseDeadline, remainingMs } from './deadline.js';
 export { signalWhenCallerLeaves } from './caller-signal.js';
 export { DEFAULT_RETRY_BUDGET, RetryBudget, type RetryBudgetOptions } from './retry-budget.js';
 export { createServiceClient } from './service-client.js';
-export type {
-  AttemptInfo,
-  CallOptions,
-  HttpMethod,
-  RequestOptions,
-  RetryInfo,
-  ServiceClient,
-  ServiceClientOptions,
-  ServiceResponse,
-} from './service-client.options.js';
+// Every type of the options module is the client's public surface (ServiceClient, its options, its answers).
+export type * from './service-client.options.js';
 export {
   HttpClientError,
   HttpClientErrorCode,
