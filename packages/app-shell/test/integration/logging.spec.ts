@@ -28,13 +28,13 @@ import {
 } from '@opentelemetry/api';
 import type { NextFunction, Request, Response } from 'express';
 import {
-  AppShellModule,
   LOGGING_OPTIONS,
   REDACTED,
   SHELL_APP_OPTIONS,
   createNestLogger,
   type ShellLoggerOptions,
 } from '../../src/index.js';
+import { testShellModule } from './test-shell.js';
 
 /** OpenTelemetry's context on AsyncLocalStorage, as the SDK's context manager keeps it (the API alone has none). */
 class TestContextManager implements ContextManager {
@@ -126,20 +126,7 @@ let url: string;
 
 beforeAll(async () => {
   context.setGlobalContextManager(new TestContextManager());
-  @Module({
-    imports: [
-      AppShellModule.forRoot({
-        config: {},
-        configToken: 'CONFIG',
-        faultsEnabled: false,
-        problems: { serviceName: 'The test service' },
-        requestContext: { service: 'things', requestId: 'mint' },
-        logging: { level: 'info', destination },
-      }),
-      ThingsModule,
-    ],
-  })
-  class TestModule {}
+  const TestModule = testShellModule('things', ThingsModule, { logging: { level: 'info', destination } });
   app = await NestFactory.create(TestModule, { ...SHELL_APP_OPTIONS, bufferLogs: true });
   // What bootstrap does.
   app.useLogger(createNestLogger(app.get<ShellLoggerOptions>(LOGGING_OPTIONS)));

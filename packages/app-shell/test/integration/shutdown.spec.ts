@@ -18,13 +18,13 @@ import { startRedis, type RedisHandle } from '@retry-safe/testing';
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import {
-  AppShellModule,
   HealthController,
   REDIS_CLIENT,
   SHELL_APP_OPTIONS,
   ShutdownState,
   shutdown,
 } from '../../src/index.js';
+import { testShellModule } from './test-shell.js';
 
 /** What happened, in order: the held request's answer and each close. */
 const events: string[] = [];
@@ -69,20 +69,7 @@ class FeatureModule {}
 
 async function startApp(redisUrl: string, drainTimeoutMs: number) {
   Logger.overrideLogger(false);
-  @Module({
-    imports: [
-      AppShellModule.forRoot({
-        config: {},
-        configToken: 'CONFIG',
-        faultsEnabled: false,
-        problems: { serviceName: 'The test service' },
-        requestContext: { service: 'test', requestId: 'mint' },
-        redis: { url: redisUrl },
-      }),
-      FeatureModule,
-    ],
-  })
-  class TestModule {}
+  const TestModule = testShellModule('test', FeatureModule, { redis: { url: redisUrl } });
   const app: INestApplication = await NestFactory.create(TestModule, { ...SHELL_APP_OPTIONS, logger: false });
   await app.listen(0, '127.0.0.1');
   const server = app.getHttpServer() as Server;
