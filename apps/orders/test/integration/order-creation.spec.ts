@@ -5,7 +5,7 @@ import { TEST_INTERNAL_AUTHORIZATION } from '@retry-safe/testing';
 import type pg from 'pg';
 import request from 'supertest';
 import { createOrderOperation } from '../../src/orders/orders.service.js';
-import { FakePayments, startOrdersWorld, type OrdersWorld } from './orders.app.js';
+import { FakePayments, postOrder, startOrdersWorld, type OrdersWorld } from './orders.app.js';
 
 // The store's default table: orders keeps its records next to its orders.
 const RECORDS = 'idempotency_records';
@@ -15,13 +15,7 @@ describe("order creation: a fresh key's order and record in one statement, the c
   let pool: pg.Pool;
   let app: INestApplication;
 
-  const create = (key: string, body: object, tenant: string) =>
-    request(app.getHttpServer())
-      .post('/v1/orders')
-      .set('x-tenant-id', tenant)
-      .set(TEST_INTERNAL_AUTHORIZATION)
-      .set('Idempotency-Key', key)
-      .send(body);
+  const create = (key: string, body: object, tenant: string) => postOrder(app, tenant, key, body);
   const counts = async (tenant: string) => {
     const { rows } = await pool.query<{ orders: string; records: string }>(
       `SELECT (SELECT count(*) FROM orders WHERE tenant_id = $1) AS orders,

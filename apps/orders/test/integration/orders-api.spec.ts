@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import type pg from 'pg';
 import request from 'supertest';
-import { FakePayments, startOrdersWorld, type OrdersWorld } from './orders.app.js';
+import { FakePayments, postOrder, startOrdersWorld, type OrdersWorld } from './orders.app.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 const OTHER_TENANT = 'b0000000-0000-4000-8000-00000000000b';
@@ -14,13 +14,8 @@ describe('orders API on a real Postgres: created once per key, read and listed p
   let pool: pg.Pool;
   let app: INestApplication;
 
-  const create = (key: string | undefined, body: unknown, tenant = TENANT) => {
-    const req = request(app.getHttpServer())
-      .post('/v1/orders')
-      .set('x-tenant-id', tenant)
-      .set(TEST_INTERNAL_AUTHORIZATION);
-    return (key === undefined ? req : req.set('Idempotency-Key', key)).send(body as object);
-  };
+  const create = (key: string | undefined, body: unknown, tenant = TENANT) =>
+    postOrder(app, tenant, key, body);
   const get = (path: string, tenant = TENANT) =>
     request(app.getHttpServer()).get(path).set('x-tenant-id', tenant).set(TEST_INTERNAL_AUTHORIZATION);
   const rowsOf = async (tenant: string) =>

@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { TEST_INTERNAL_AUTHORIZATION } from '@retry-safe/testing';
 import request from 'supertest';
-import { FakePayments, startOrdersWorld, type OrdersWorld } from './orders.app.js';
+import { FakePayments, postOrder, startOrdersWorld, type OrdersWorld } from './orders.app.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 
@@ -19,13 +18,7 @@ describe('orders while its Postgres is stopped', () => {
   });
 
   it('is not ready, answers 503 database_unavailable with Retry-After, and works again once it is back', async () => {
-    const create = (key: string) =>
-      request(app.getHttpServer())
-        .post('/v1/orders')
-        .set('x-tenant-id', TENANT)
-        .set(TEST_INTERNAL_AUTHORIZATION)
-        .set('Idempotency-Key', key)
-        .send({ amount: 100, currency: 'EUR' });
+    const create = (key: string) => postOrder(app, TENANT, key, { amount: 100, currency: 'EUR' });
     await world.postgres.control?.stop();
 
     const health = await request(app.getHttpServer()).get('/health');

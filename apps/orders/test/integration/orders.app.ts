@@ -116,18 +116,27 @@ export async function startOrdersWorld(
   };
 }
 
+/** `POST /v1/orders` of `tenantId` as the gateway sends it (internal credential), with `key` unless undefined. */
+export function postOrder(
+  app: INestApplication,
+  tenantId: string,
+  key: string | undefined,
+  body: unknown,
+): request.Test {
+  const req = request(app.getHttpServer())
+    .post('/v1/orders')
+    .set('x-tenant-id', tenantId)
+    .set(TEST_INTERNAL_AUTHORIZATION);
+  return (key === undefined ? req : req.set('Idempotency-Key', key)).send(body as object);
+}
+
 /** Creates an order of `tenantId` through `POST /v1/orders` (a fresh key) and resolves to its id. */
 export async function createOrder(
   app: INestApplication,
   tenantId: string,
   order: { amount: number; currency: string } = { amount: 1999, currency: 'EUR' },
 ): Promise<string> {
-  const res = await request(app.getHttpServer())
-    .post('/v1/orders')
-    .set('x-tenant-id', tenantId)
-    .set(TEST_INTERNAL_AUTHORIZATION)
-    .set('Idempotency-Key', `create-${randomUUID()}`)
-    .send(order);
+  const res = await postOrder(app, tenantId, `create-${randomUUID()}`, order);
   if (res.status !== 201) throw new Error(`POST /v1/orders answered ${res.status}: ${res.text}`);
   return res.body.id as string;
 }
