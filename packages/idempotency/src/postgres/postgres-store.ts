@@ -1,4 +1,3 @@
-import type pg from 'pg';
 import type { Pool, QueryConfig } from 'pg';
 import { Deadlines } from '../deadline.js';
 import type { IdempotencyError } from '../errors.js';
@@ -19,24 +18,20 @@ import type {
 import { assertIntegerIn } from '../validation.js';
 import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from './defaults.js';
 import { Notifications } from './notifications.js';
-import {
-  PG_RECORD_FORMAT_VERSION,
-  insertCompletedSql,
-  schemaNames,
-  schemaSql,
-  type SchemaNames,
-  type StateChange,
-} from './schema.js';
+import { insertCompletedSql, schemaNames, schemaSql, type SchemaNames } from './schema.js';
 import { storeErrorOf, transactionConflictOf } from './sql-errors.js';
 import {
   claimOn,
   completeOn,
-  insertCompletedOn,
+  insertCompletedArgs,
   releaseOn,
   renewOn,
   statementsFor,
   storeIfAbsentOn,
+  storeOn,
+  transactionRunner,
   type Runner,
+  type Statements,
 } from './state-changes.js';
 
 /** Options of {@link PostgresIdempotencyStore}; every default is listed here once. */
@@ -81,7 +76,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   readonly sweepIntervalMs: number;
   readonly sweepBatchSize: number;
   private readonly names: SchemaNames;
-  private readonly statements: Record<StateChange, { name: string; text: string }>;
+  private readonly statements: Statements;
   private readonly notifications: Notifications;
   private readonly deadlines = new Deadlines();
   private sweeper: NodeJS.Timeout | undefined;
@@ -95,25 +90,10 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
     this.commandTimeoutMs = options.commandTimeoutMs ?? POSTGRES_STORE_DEFAULTS.commandTimeoutMs;
     this.sweepIntervalMs = options.sweepIntervalMs ?? POSTGRES_STORE_DEFAULTS.sweepIntervalMs;
     this.sweepBatchSize = options.sweepBatchSize ?? POSTGRES_STORE_DEFAULTS.sweepBatchSize;
-    const limits = POSTGRES_STORE_LIMITS;
-    assertIntegerIn(
-      'commandTimeoutMs',
-      this.commandTimeoutMs,
-      limits.commandTimeoutMs.min,
-      limits.commandTimeoutMs.max,
-    );
-    assertIntegerIn(
-      'sweepIntervalMs',
-      this.sweepIntervalMs,
-      limits.sweepIntervalMs.min,
-      limits.sweepIntervalMs.max,
-    );
-    assertIntegerIn(
-      'sweepBatchSize',
-      this.sweepBatchSize,
-      limits.sweepBatchSize.min,
-      limits.sweepBatchSize.max,
-    );
+    for (const option of ['commandTimeoutMs', 'sweepIntervalMs', 'sweepBatchSize'] as const) {
+      const { min, max } = POSTGRES_STORE_LIMITS[option];
+      assertIntegerIn(option, this[option], min, max);
+    }
     this.names = schemaNames(this.table);
     this.statements = statementsFor(this.names);
     this.notifications = new Notifications(pool, this.names.channel);
@@ -146,15 +126,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
         this.names,
         types.map((type, i) => `$${first + i}::${type}`),
       ),
-      values: [
-        record.operation,
-        record.key,
-        record.owner,
-        record.fingerprint,
-        record.payload,
-        record.ttlMs,
-        PG_RECORD_FORMAT_VERSION,
-      ],
+      values: insertCompletedArgs(record),
     };
   }
 
@@ -218,28 +190,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   inTransaction(transaction: SqlTransaction): TransactionBoundStore {
     // Transactional use alone must also get its expired rows swept.
     this.startSweeper();
-    const prepared = isNodePostgresClient(transaction);
-    const run: Runner = async (change, id, args) => {
-      const statement = this.statements[change];
-      const values = [...args, null];
-      try {
-        // node-postgres takes a named statement, parsed once per connection; any other driver gets text + values.
-        const { rows } = prepared
-          ? await prepared.query({ name: statement.name, text: statement.text, values })
-          : await transaction.query(statement.text, values);
-        return rows[0] as Record<string, unknown>;
-      } catch (error) {
-        throw storeErrorOf(error, id);
-      }
-    };
-    return {
-      claim: (request) => claimOn(run, request),
-      complete: (request) => completeOn(run, request),
-      renew: (request) => renewOn(run, request),
-      release: (request) => releaseOn(run, request),
-      storeIfAbsent: (request) => storeIfAbsentOn(run, request),
-      insertCompleted: (request) => insertCompletedOn(run, request),
-    };
+    return storeOn(transactionRunner(this.statements, transaction));
   }
 
   transactionConflict(error: unknown, id: RecordId): IdempotencyError | undefined {
@@ -325,10 +276,4 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
       // The next round tries again; expired rows count as absent meanwhile.
     }
   }
-}
-
-/** The transaction as a node-postgres `Client`/`PoolClient` (which accepts a query config), if it is one. */
-function isNodePostgresClient(transaction: SqlTransaction): pg.ClientBase | undefined {
-  const candidate = transaction as Partial<pg.ClientBase> & { connectionParameters?: unknown };
-  return typeof candidate.connectionParameters === 'object' ? (transaction as pg.ClientBase) : undefined;
 }

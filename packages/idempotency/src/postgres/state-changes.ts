@@ -1,4 +1,5 @@
-import type { InsertCompletedRequest } from '../transactional.js';
+import type pg from 'pg';
+import type { InsertCompletedRequest, SqlTransaction, TransactionBoundStore } from '../transactional.js';
 import type {
   ClaimRequest,
   ClaimResult,
@@ -11,6 +12,7 @@ import type {
 import { ClaimStatus } from '../store.js';
 import { claimResultOf, flagOf } from '../store-replies.js';
 import { PG_RECORD_FORMAT_VERSION, type SchemaNames, type StateChange } from './schema.js';
+import { storeErrorOf } from './sql-errors.js';
 
 /** Positional arguments of each state-change function (after them comes lock_timeout_ms). */
 const ARITY: Record<StateChange, number> = {
@@ -26,8 +28,11 @@ const ARITY: Record<StateChange, number> = {
 /** Runs one state-change function and returns its single reply column(s). */
 export type Runner = (change: StateChange, id: RecordId, args: unknown[]) => Promise<Record<string, unknown>>;
 
+/** The named statement calling each state-change function. */
+export type Statements = Record<StateChange, { readonly name: string; readonly text: string }>;
+
 /** The SQL that calls each state-change function, named so each pooled connection parses it once. */
-export function statementsFor(names: SchemaNames): Record<StateChange, { name: string; text: string }> {
+export function statementsFor(names: SchemaNames): Statements {
   const entries = (Object.keys(ARITY) as StateChange[]).map((change) => {
     const count = ARITY[change] + (change === 'sweep' ? 0 : 1);
     const params = Array.from({ length: count }, (_, i) => `$${i + 1}`).join(', ');
@@ -36,7 +41,7 @@ export function statementsFor(names: SchemaNames): Record<StateChange, { name: s
     const text = change === 'claim' ? `SELECT code, a, b FROM ${call}` : `SELECT ${call} AS reply`;
     return [change, { name: `idem:${names.bareTable}:${change}`, text }];
   });
-  return Object.fromEntries(entries) as Record<StateChange, { name: string; text: string }>;
+  return Object.fromEntries(entries) as Statements;
 }
 
 // The state changes, written once for both runners (standalone pool and caller's transaction).
@@ -77,9 +82,52 @@ export async function storeIfAbsentOn(run: Runner, r: StoreIfAbsentRequest): Pro
   return flagOf((await run('store_if_absent', r, args))['reply']);
 }
 
+/** The arguments of `insert_completed`, in its order: also the parameters of the record's INSERT in a caller's CTE. */
+export function insertCompletedArgs(r: InsertCompletedRequest): unknown[] {
+  return [r.operation, r.key, r.owner, r.fingerprint, r.payload, r.ttlMs, PG_RECORD_FORMAT_VERSION];
+}
+
 /** The fencing token of the completed record it inserted, or undefined when a row for the key exists. */
 export async function insertCompletedOn(run: Runner, r: InsertCompletedRequest): Promise<number | undefined> {
-  const args = [r.operation, r.key, r.owner, r.fingerprint, r.payload, r.ttlMs, PG_RECORD_FORMAT_VERSION];
-  const reply = (await run('insert_completed', r, args))['reply'];
+  const reply = (await run('insert_completed', r, insertCompletedArgs(r)))['reply'];
   return reply === null || reply === undefined ? undefined : Number(reply);
+}
+
+/** Every state change on `run` (for a caller's transaction: {@link transactionRunner}). */
+export function storeOn(run: Runner): TransactionBoundStore {
+  return {
+    claim: (request) => claimOn(run, request),
+    complete: (request) => completeOn(run, request),
+    renew: (request) => renewOn(run, request),
+    release: (request) => releaseOn(run, request),
+    storeIfAbsent: (request) => storeIfAbsentOn(run, request),
+    insertCompleted: (request) => insertCompletedOn(run, request),
+  };
+}
+
+/**
+ * Runs the state-change functions on the caller's open transaction, without a timeout of their own (the caller's
+ * apply) and with `lock_timeout_ms` null.
+ */
+export function transactionRunner(statements: Statements, transaction: SqlTransaction): Runner {
+  const prepared = isNodePostgresClient(transaction);
+  return async (change, id, args) => {
+    const statement = statements[change];
+    const values = [...args, null];
+    try {
+      // node-postgres takes a named statement, parsed once per connection; any other driver gets text + values.
+      const { rows } = prepared
+        ? await prepared.query({ name: statement.name, text: statement.text, values })
+        : await transaction.query(statement.text, values);
+      return rows[0] as Record<string, unknown>;
+    } catch (error) {
+      throw storeErrorOf(error, id);
+    }
+  };
+}
+
+/** The transaction as a node-postgres `Client`/`PoolClient` (which accepts a query config), if it is one. */
+function isNodePostgresClient(transaction: SqlTransaction): pg.ClientBase | undefined {
+  const candidate = transaction as Partial<pg.ClientBase> & { connectionParameters?: unknown };
+  return typeof candidate.connectionParameters === 'object' ? (transaction as pg.ClientBase) : undefined;
 }
