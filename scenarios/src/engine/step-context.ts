@@ -73,6 +73,55 @@ export interface HeldPayment {
   readonly answer: Promise<HttpResult>;
 }
 
+/** The body of a payment: its amount and currency, or the defaults. */
+function paymentBody(request: PaymentRequest): { amount: number; currency: string } {
+  return { amount: request.amount ?? 1999, currency: request.currency ?? 'EUR' };
+}
+
+/** The calls a scenario sends to the gateway as tenant A. */
+type TenantCalls = Pick<
+  StepContext,
+  'newOrder' | 'createOrder' | 'readOrder' | 'listOrders' | 'pay' | 'requestInvoice'
+>;
+
+/**
+ * Tenant A's client of the gateway: its calls are drawn (added to `calls`), except a payment's order, created as
+ * set-up and left out of the diagram (its request id is added to `setup`).
+ */
+function tenantCalls(target: ScenarioTarget, calls: ClientCall[], setup: Set<string>): TenantCalls {
+  const auth = { authorization: `Bearer ${DEMO_TENANTS.a.token}` };
+  const get = (path: string) => send(`${target.urls.gateway}${path}`, { headers: auth });
+  // `POST <path>` with `key` (no Idempotency-Key when undefined), drawn unless it is set-up.
+  const post = (path: string, key: string | undefined, body: unknown, drawn = true) =>
+    send(
+      `${target.urls.gateway}${path}`,
+      { method: 'POST', headers: key === undefined ? auth : { ...auth, 'idempotency-key': key }, body },
+      drawn ? (call) => calls.push({ service: 'gateway', ...call }) : undefined,
+    );
+  const newOrder = async (currency?: string, amount?: number): Promise<string> => {
+    const fixture = fixtureOrderBody(currency);
+    const body = amount === undefined ? fixture : { ...fixture, amount };
+    const res = await post('/v1/orders', `order-${randomUUID()}`, body, false);
+    const requestId = res.headers['x-request-id'];
+    if (requestId !== undefined) setup.add(requestId);
+    return createdOrderId(res);
+  };
+  return {
+    newOrder,
+    createOrder: ({ key, amount, currency }) => post('/v1/orders', key, { amount, currency }),
+    readOrder: (orderId) => get(`/v1/orders/${orderId}`),
+    listOrders: (cursor) =>
+      get(`/v1/orders?limit=100${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`),
+    pay: async (request = {}) =>
+      post(
+        `/v1/orders/${request.orderId ?? (await newOrder(request.currency))}/payments`,
+        request.key ?? `scenario-${randomUUID()}`,
+        paymentBody(request),
+      ),
+    requestInvoice: (orderId, body) => post(`/v1/orders/${orderId}/invoices`, undefined, body),
+  };
+}
+
 /** The context of one row: its calls, notes and set-up request ids are collected into the arrays given. */
 export function stepContext(
   target: ScenarioTarget,
@@ -82,60 +131,12 @@ export function stepContext(
   step: (message: string) => void,
   kept: JournalEntry[] = [],
 ): StepContext {
-  const tenant = DEMO_TENANTS.a;
-  const paymentBody = (request: PaymentRequest) => ({
-    amount: request.amount ?? 1999,
-    currency: request.currency ?? 'EUR',
-  });
-  // A payment's order, created through the gateway: set-up, left out of the diagram (its request id is noted).
-  const auth = { authorization: `Bearer ${tenant.token}` };
-  const newOrder = async (currency?: string, amount?: number): Promise<string> => {
-    const fixture = fixtureOrderBody(currency);
-    const res = await send(`${target.urls.gateway}/v1/orders`, {
-      method: 'POST',
-      headers: { ...auth, 'idempotency-key': `order-${randomUUID()}` },
-      body: amount === undefined ? fixture : { ...fixture, amount },
-    });
-    const requestId = res.headers['x-request-id'];
-    if (requestId !== undefined) setup.add(requestId);
-    return createdOrderId(res);
-  };
-  // The provider holds its next charge for HOLD_MS (a `delay` fault, once).
-  const holdNextCharge = async (): Promise<void> => {
-    await target.setFaults('provider', [
-      { method: 'POST', path: '/v1/charges', at: 'before-handler', action: 'delay', ms: HOLD_MS, times: 1 },
-    ]);
-  };
+  const tenant = tenantCalls(target, calls, setup);
   const context: StepContext = {
     target,
     step,
-    newOrder,
-    createOrder: ({ key, amount, currency }) =>
-      send(
-        `${target.urls.gateway}/v1/orders`,
-        { method: 'POST', headers: { ...auth, 'idempotency-key': key }, body: { amount, currency } },
-        (call) => calls.push({ service: 'gateway', ...call }),
-      ),
-    readOrder: (orderId) => send(`${target.urls.gateway}/v1/orders/${orderId}`, { headers: auth }),
-    listOrders: (cursor) =>
-      send(
-        `${target.urls.gateway}/v1/orders?limit=100${cursor === undefined ? '' : `&cursor=${encodeURIComponent(cursor)}`}`,
-        { headers: auth },
-      ),
+    ...tenant,
     note: (text) => notes.push({ at: preciseNow(), text }),
-    pay: async (request = {}) =>
-      send(
-        `${target.urls.gateway}/v1/orders/${request.orderId ?? (await newOrder(request.currency))}/payments`,
-        {
-          method: 'POST',
-          headers: {
-            authorization: `Bearer ${tenant.token}`,
-            'idempotency-key': request.key ?? `scenario-${randomUUID()}`,
-          },
-          body: paymentBody(request),
-        },
-        (call) => calls.push({ service: 'gateway', ...call }),
-      ),
     payDirectly: (request = {}) =>
       send(
         `${target.urls.payments}/v1/payments`,
@@ -147,26 +148,23 @@ export function stepContext(
             'idempotency-key': request.key ?? `scenario-${randomUUID()}`,
           },
           body: {
-            tenantId: tenant.tenantId,
+            tenantId: DEMO_TENANTS.a.tenantId,
             orderId: request.orderId ?? randomUUID(),
             ...paymentBody(request),
           },
         },
         (call) => calls.push({ service: 'payments', ...call }),
       ),
-    requestInvoice: (orderId, body) =>
-      send(
-        `${target.urls.gateway}/v1/orders/${orderId}/invoices`,
-        { method: 'POST', headers: { authorization: `Bearer ${tenant.token}` }, body },
-        (call) => calls.push({ service: 'gateway', ...call }),
-      ),
     keepJournal: async (service) => {
       kept.push(...(await target.journal(service)));
     },
     payHeld: async (label) => {
-      await holdNextCharge();
+      // The provider holds its next charge for HOLD_MS (a `delay` fault, once).
+      await target.setFaults('provider', [
+        { method: 'POST', path: '/v1/charges', at: 'before-handler', action: 'delay', ms: HOLD_MS, times: 1 },
+      ]);
       const key = `${label}-${randomUUID()}`;
-      const orderId = await newOrder();
+      const orderId = await tenant.newOrder();
       step('first payment: held inside the provider call');
       const answer = context.pay({ key, orderId });
       await chargeIsHeld(target);
