@@ -40,7 +40,7 @@ import {
   type StoreCpu,
 } from './support/chain-load.js';
 import { printReport, comparisonsOf } from './support/chain-report.js';
-import { BENCH_TENANT, startChain, type Chain } from './support/chain-stack.js';
+import { BENCH_TENANT, startChain, type Chain, type ChainOptions } from './support/chain-stack.js';
 import { parentOf } from './support/proc-cpu.js';
 import { startSpanSink } from './support/span-sink.js';
 
@@ -61,6 +61,53 @@ function baselineDir(): string | undefined {
   return root;
 }
 
+/** A chain to start: what {@link startChain} takes besides the stores. */
+type ChainDesign = Omit<ChainOptions, 'redisUrl' | 'postgresUrl' | 'cpuProfDir'>;
+
+/**
+ * The chains of this run: this tree with the coordinator on and off; the baseline checkout, if any; this tree with
+ * `HTTP_BENCH_NODE_ARGS`, if set; this tree traced into `sinkUrl` (every trace, then one in ten), if tracing.
+ */
+function designsOf(
+  baseline: string | undefined,
+  nodeArgs: readonly string[],
+  sinkUrl?: string,
+): ChainDesign[] {
+  const traced = (ratio: number): ChainDesign => ({
+    label: `${ON_LABEL}, traced${ratio < 1 ? ` ${Math.round(ratio * 100)} %` : ''}`,
+    root: repoRoot(),
+    coordinator: true,
+    tracing: { sinkUrl: sinkUrl ?? '', ratio },
+  });
+  return [
+    { label: ON_LABEL, root: repoRoot(), coordinator: true },
+    { label: 'this tree, coordinator off', root: repoRoot(), coordinator: false },
+    ...(baseline === undefined
+      ? []
+      : [{ label: 'baseline, coordinator on', root: baseline, coordinator: true }]),
+    // HTTP_BENCH_NODE_ARGS: a third design of this tree with these node options, e.g. a GC setting to compare.
+    ...(nodeArgs.length === 0
+      ? []
+      : [
+          {
+            label: `this tree, coordinator on, ${nodeArgs.join(' ')}`,
+            root: repoRoot(),
+            coordinator: true,
+            nodeArgs,
+          },
+        ]),
+    ...(sinkUrl === undefined ? [] : [traced(1), traced(0.1)]),
+  ];
+}
+
+/** Every chain's scenarios; with HTTP_BENCH_SCENARIOS=fresh,replays only those whose name starts with one of them. */
+async function selectedScenarios(chains: readonly Chain[]): Promise<ChainScenario[]> {
+  const only = (process.env['HTTP_BENCH_SCENARIOS'] ?? '').split(',').filter((name) => name !== '');
+  const scenarios: ChainScenario[] = [];
+  for (const chain of chains) scenarios.push(...(await scenariosOf(chain)));
+  return only.length === 0 ? scenarios : scenarios.filter((s) => only.some((o) => s.name.startsWith(o)));
+}
+
 async function main(): Promise<void> {
   const baseline = baselineDir();
   const seconds = positiveInt('HTTP_BENCH_SECONDS', 25);
@@ -76,45 +123,11 @@ async function main(): Promise<void> {
     const common = { redisUrl: redis.url, postgresUrl: postgres.url, cpuProfDir };
     const sink = process.env['HTTP_BENCH_TRACING'] === '1' ? await startSpanSink() : undefined;
     if (sink !== undefined) closers.push(() => sink.close());
-    const traced = (ratio: number) => ({
-      label: `${ON_LABEL}, traced${ratio < 1 ? ` ${Math.round(ratio * 100)} %` : ''}`,
-      root: repoRoot(),
-      coordinator: true,
-      tracing: { sinkUrl: sink?.url ?? '', ratio },
-    });
-    const designs = [
-      { label: ON_LABEL, root: repoRoot(), coordinator: true },
-      { label: 'this tree, coordinator off', root: repoRoot(), coordinator: false },
-      ...(baseline === undefined
-        ? []
-        : [{ label: 'baseline, coordinator on', root: baseline, coordinator: true }]),
-      // HTTP_BENCH_NODE_ARGS: a third design of this tree with these node options, e.g. a GC setting to compare.
-      ...(nodeArgs.length === 0
-        ? []
-        : [
-            {
-              label: `this tree, coordinator on, ${nodeArgs.join(' ')}`,
-              root: repoRoot(),
-              coordinator: true,
-              nodeArgs,
-            },
-          ]),
-      ...(sink === undefined ? [] : [traced(1), traced(0.1)]),
-    ];
-    for (const [index, design] of designs.entries()) {
+    for (const [index, design] of designsOf(baseline, nodeArgs, sink?.url).entries()) {
       console.error(`- starting ${design.label} (${design.root})`);
       chains.push(await startChain({ ...design, ...common }, index));
     }
-    const scenarios: ChainScenario[] = [];
-    // HTTP_BENCH_SCENARIOS=fresh,replays: only the rows whose scenario name starts with one of these.
-    const only = (process.env['HTTP_BENCH_SCENARIOS'] ?? '').split(',').filter((name) => name !== '');
-    for (const chain of chains) scenarios.push(...(await scenariosOf(chain)));
-    if (only.length > 0)
-      scenarios.splice(
-        0,
-        scenarios.length,
-        ...scenarios.filter((s) => only.some((o) => s.name.startsWith(o))),
-      );
+    const scenarios = await selectedScenarios(chains);
     const results = await interleavedRounds(scenarios, seconds, rounds, connections, stores);
     const comparisons = comparisonsOf(results, chains);
     printReport(results, comparisons, { connections, seconds, rounds, baseline });
