@@ -48,6 +48,45 @@ const HEADERS = {
   authorization: `Bearer ${BENCH_TENANT.token}`,
 } as const;
 
+/** Every process' CPU time at one moment: the chain's services, Redis, PostgreSQL's processes (when known). */
+interface CpuSnapshot {
+  readonly services: Record<ChainService, number>;
+  readonly redis: number | undefined;
+  readonly postgres: ReadonlyMap<number, number> | undefined;
+}
+
+function cpuSnapshot(chain: Chain, stores: StoreCpu): CpuSnapshot {
+  const services = Object.fromEntries(
+    CHAIN_SERVICES.map((s) => [s, cpuMsOf(chain.pids[s]) ?? Number.NaN]),
+  ) as Record<ChainService, number>;
+  return {
+    services,
+    redis: stores.redisPid === undefined ? undefined : cpuMsOf(stores.redisPid),
+    postgres: stores.postgresPid === undefined ? undefined : treeCpuMs(stores.postgresPid),
+  };
+}
+
+/** The CPU milliseconds per 2xx answer between two snapshots, `ok` answers apart. */
+function cpuPerAnswer(before: CpuSnapshot, after: CpuSnapshot, ok: number): ChainResult['cpuMsPerOp'] {
+  const perOp = (ms: number) => round(ms / Math.max(1, ok), 3);
+  const byService = Object.fromEntries(
+    CHAIN_SERVICES.map((s) => [s, perOp(after.services[s] - before.services[s])]),
+  ) as Record<ChainService, number>;
+  return {
+    ...byService,
+    services: round(
+      CHAIN_SERVICES.reduce((sum, s) => sum + byService[s], 0),
+      3,
+    ),
+    redis:
+      before.redis === undefined || after.redis === undefined ? undefined : perOp(after.redis - before.redis),
+    postgres:
+      before.postgres === undefined || after.postgres === undefined
+        ? undefined
+        : perOp(treeCpuDelta(before.postgres, after.postgres)),
+  };
+}
+
 /** Runs `scenario` for `seconds` at `connections`, reading every process' CPU time before and after. */
 export async function runWindow(
   scenario: ChainScenario,
@@ -56,14 +95,7 @@ export async function runWindow(
   stores: StoreCpu,
 ): Promise<ChainResult> {
   const { chain } = scenario;
-  const services = (): Record<ChainService, number> =>
-    Object.fromEntries(CHAIN_SERVICES.map((s) => [s, cpuMsOf(chain.pids[s]) ?? Number.NaN])) as Record<
-      ChainService,
-      number
-    >;
-  const redisCpu = () => (stores.redisPid === undefined ? undefined : cpuMsOf(stores.redisPid));
-  const postgresCpu = () => (stores.postgresPid === undefined ? undefined : treeCpuMs(stores.postgresPid));
-  const before = { services: services(), redis: redisCpu(), postgres: postgresCpu() };
+  const before = cpuSnapshot(chain, stores);
   const result = await autocannon({
     url: chain.gatewayUrl,
     connections,
@@ -85,12 +117,8 @@ export async function runWindow(
       },
     ],
   });
-  const after = { services: services(), redis: redisCpu(), postgres: postgresCpu() };
+  const after = cpuSnapshot(chain, stores);
   const ok = result['2xx'];
-  const perOp = (ms: number) => round(ms / Math.max(1, ok), 3);
-  const byService = Object.fromEntries(
-    CHAIN_SERVICES.map((s) => [s, perOp(after.services[s] - before.services[s])]),
-  ) as Record<ChainService, number>;
   return {
     name: scenario.name,
     chain: chain.label,
@@ -100,21 +128,7 @@ export async function runWindow(
     ok,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    cpuMsPerOp: {
-      ...byService,
-      services: round(
-        CHAIN_SERVICES.reduce((sum, s) => sum + byService[s], 0),
-        3,
-      ),
-      redis:
-        before.redis === undefined || after.redis === undefined
-          ? undefined
-          : perOp(after.redis - before.redis),
-      postgres:
-        before.postgres === undefined || after.postgres === undefined
-          ? undefined
-          : perOp(treeCpuDelta(before.postgres, after.postgres)),
-    },
+    cpuMsPerOp: cpuPerAnswer(before, after, ok),
   };
 }
 
