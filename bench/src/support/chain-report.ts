@@ -19,73 +19,92 @@ const OFF = 'this tree, coordinator off';
 const BASELINE = 'baseline, coordinator on';
 const TRACED = `${ON}, traced`;
 
-/** Ratios between rows of the same run. */
-export function comparisonsOf(results: readonly ChainResult[], chains: readonly Chain[]): Comparison[] {
-  const find = (chain: string, name: string) => results.find((r) => r.chain === chain && r.name === name);
-  const out: Comparison[] = [];
-  const add = (what: string, a: ChainResult | undefined, b: ChainResult | undefined, atLeast?: number) => {
-    if (a === undefined || b === undefined || b.opsPerSecond === 0) return;
-    const ratio = round(a.opsPerSecond / b.opsPerSecond, 2);
-    // Each round's two windows ran a few seconds apart: their ratio sees the least drift of the machine's load.
-    const pairs = a.perRound.map((ops, i) => ops / Math.max(1, b.perRound[i] ?? 0)).sort((x, y) => x - y);
-    const perRound = round(pairs[Math.floor(pairs.length / 2)] ?? Number.NaN, 2);
-    out.push({
-      what,
-      ratio,
-      perRoundMedian: perRound,
-      perRoundRange: [round(pairs[0] ?? Number.NaN, 2), round(pairs.at(-1) ?? Number.NaN, 2)],
-      ...(atLeast === undefined ? {} : { atLeast, met: ratio >= atLeast }),
-    });
-  };
-  const cpu = (what: string, a: ChainResult | undefined, b: ChainResult | undefined) => {
-    if (a === undefined || b === undefined || b.cpuMsPerOp.services === 0) return;
-    out.push({ what, ratio: round(a.cpuMsPerOp.services / b.cpuMsPerOp.services, 2) });
-  };
-  if (chains.some((c) => c.label === BASELINE)) {
-    add(
-      'fresh payments/s, this tree / baseline (goal >= 1.5x)',
-      find(ON, 'fresh payments'),
-      find(BASELINE, 'fresh payments'),
-      1.5,
-    );
-    add('replays/s, this tree / baseline', find(ON, 'replays'), find(BASELINE, 'replays'));
-    add(
-      'orders created/s, this tree / baseline',
-      find(ON, 'order creation'),
-      find(BASELINE, 'order creation'),
-    );
-    cpu(
-      'service CPU per fresh payment, this tree / baseline',
-      find(ON, 'fresh payments'),
-      find(BASELINE, 'fresh payments'),
-    );
-    cpu('service CPU per replay, this tree / baseline', find(ON, 'replays'), find(BASELINE, 'replays'));
-  }
-  add('fresh payments/s, coordinator on / off', find(ON, 'fresh payments'), find(OFF, 'fresh payments'));
-  add(
-    'orders created/s, with the transactional record / without (goal >= 0.85)',
-    find(ON, 'order creation'),
-    find(OFF, 'order creation'),
-    0.85,
-  );
-  cpu(
-    'service CPU per order, with the record / without',
-    find(ON, 'order creation'),
-    find(OFF, 'order creation'),
-  );
-  add('replays/s / fresh payments/s (coordinator on)', find(ON, 'replays'), find(ON, 'fresh payments'));
+const FRESH = 'fresh payments';
+const REPLAYS = 'replays';
+const ORDERS = 'order creation';
+
+/** A row of the results: a chain's label and a scenario's name. */
+type Row = readonly [chain: string, scenario: string];
+
+/** One ratio to take: row `a`'s throughput (`ops`) or service CPU per answer (`cpu`) over row `b`'s. */
+interface Ratio {
+  readonly what: string;
+  readonly of: 'ops' | 'cpu';
+  readonly a: Row;
+  readonly b: Row;
+  readonly atLeast?: number;
+}
+
+/** The ratios the report prints, for the chains this run started. */
+function ratiosOf(chains: readonly Chain[]): Ratio[] {
+  const ops = (what: string, a: Row, b: Row, atLeast?: number): Ratio => ({ what, of: 'ops', a, b, atLeast });
+  const cpu = (what: string, a: Row, b: Row): Ratio => ({ what, of: 'cpu', a, b });
+  const ran = (label: string) => chains.some((c) => c.label === label);
+  const baseline = !ran(BASELINE)
+    ? []
+    : [
+        ops('fresh payments/s, this tree / baseline (goal >= 1.5x)', [ON, FRESH], [BASELINE, FRESH], 1.5),
+        ops('replays/s, this tree / baseline', [ON, REPLAYS], [BASELINE, REPLAYS]),
+        ops('orders created/s, this tree / baseline', [ON, ORDERS], [BASELINE, ORDERS]),
+        cpu('service CPU per fresh payment, this tree / baseline', [ON, FRESH], [BASELINE, FRESH]),
+        cpu('service CPU per replay, this tree / baseline', [ON, REPLAYS], [BASELINE, REPLAYS]),
+      ];
   // HTTP_BENCH_TRACING=1: what tracing the chain costs, against the untraced chain of the same run.
-  for (const traced of [TRACED, `${TRACED} 10 %`].filter((label) => chains.some((c) => c.label === label))) {
-    const design = traced.slice(ON.length + 2);
-    add(`fresh payments/s, ${design} / untraced`, find(traced, 'fresh payments'), find(ON, 'fresh payments'));
-    cpu(
-      `service CPU per fresh payment, ${design} / untraced`,
-      find(traced, 'fresh payments'),
-      find(ON, 'fresh payments'),
-    );
-    add(`orders created/s, ${design} / untraced`, find(traced, 'order creation'), find(ON, 'order creation'));
-  }
-  return out;
+  const traced = [TRACED, `${TRACED} 10 %`].filter(ran).flatMap((label) => {
+    const design = label.slice(ON.length + 2);
+    return [
+      ops(`fresh payments/s, ${design} / untraced`, [label, FRESH], [ON, FRESH]),
+      cpu(`service CPU per fresh payment, ${design} / untraced`, [label, FRESH], [ON, FRESH]),
+      ops(`orders created/s, ${design} / untraced`, [label, ORDERS], [ON, ORDERS]),
+    ];
+  });
+  return [
+    ...baseline,
+    ops('fresh payments/s, coordinator on / off', [ON, FRESH], [OFF, FRESH]),
+    ops(
+      'orders created/s, with the transactional record / without (goal >= 0.85)',
+      [ON, ORDERS],
+      [OFF, ORDERS],
+      0.85,
+    ),
+    cpu('service CPU per order, with the record / without', [ON, ORDERS], [OFF, ORDERS]),
+    ops('replays/s / fresh payments/s (coordinator on)', [ON, REPLAYS], [ON, FRESH]),
+    ...traced,
+  ];
+}
+
+/** `a`'s throughput over `b`'s, overall and round by round; undefined when `b` answered nothing. */
+function throughputRatio(
+  what: string,
+  a: ChainResult,
+  b: ChainResult,
+  atLeast?: number,
+): Comparison | undefined {
+  if (b.opsPerSecond === 0) return undefined;
+  const ratio = round(a.opsPerSecond / b.opsPerSecond, 2);
+  // Each round's two windows ran a few seconds apart: their ratio sees the least drift of the machine's load.
+  const pairs = a.perRound.map((ops, i) => ops / Math.max(1, b.perRound[i] ?? 0)).sort((x, y) => x - y);
+  const perRound = round(pairs[Math.floor(pairs.length / 2)] ?? Number.NaN, 2);
+  return {
+    what,
+    ratio,
+    perRoundMedian: perRound,
+    perRoundRange: [round(pairs[0] ?? Number.NaN, 2), round(pairs.at(-1) ?? Number.NaN, 2)],
+    ...(atLeast === undefined ? {} : { atLeast, met: ratio >= atLeast }),
+  };
+}
+
+/** Ratios between rows of the same run (a ratio whose rows did not run is left out). */
+export function comparisonsOf(results: readonly ChainResult[], chains: readonly Chain[]): Comparison[] {
+  const find = ([chain, name]: Row) => results.find((r) => r.chain === chain && r.name === name);
+  return ratiosOf(chains).flatMap(({ what, of, a: rowA, b: rowB, atLeast }) => {
+    const a = find(rowA);
+    const b = find(rowB);
+    if (a === undefined || b === undefined) return [];
+    if (of === 'ops') return throughputRatio(what, a, b, atLeast) ?? [];
+    if (b.cpuMsPerOp.services === 0) return [];
+    return [{ what, ratio: round(a.cpuMsPerOp.services / b.cpuMsPerOp.services, 2) }];
+  });
 }
 
 const fmt = (value: number | undefined) =>
