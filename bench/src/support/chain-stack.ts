@@ -54,12 +54,14 @@ export interface Chain {
 
 const url = (port: number): string => `http://127.0.0.1:${port}`;
 
-/** Starts one chain (provider-sim first, the gateway last), each service on a free port. */
-export async function startChain(options: ChainOptions, index: number): Promise<Chain> {
-  const tag = `bench-chain-${index}`;
-  const database = `retry_safe_bench_${index}_${process.pid}`;
-  const databaseUrl = await createDatabase(options.postgresUrl, database);
-  const started: ServiceProcess[] = [];
+/** Starts a service of the chain `tag` on `port`, with `env` on top of the chain's; each one is added to `started`. */
+type ServiceStarter = (
+  service: ChainService,
+  port: number,
+  env: Record<string, string>,
+) => Promise<ServiceProcess>;
+
+function serviceStarter(options: ChainOptions, tag: string, started: ServiceProcess[]): ServiceStarter {
   const traced = options.tracing !== undefined;
   const tracingEnv: Record<string, string> =
     options.tracing === undefined
@@ -68,7 +70,7 @@ export async function startChain(options: ChainOptions, index: number): Promise<
           OTEL_EXPORTER_OTLP_ENDPOINT: options.tracing.sinkUrl,
           TRACES_SAMPLE_RATIO: String(options.tracing.ratio),
         };
-  const start = async (service: ChainService, port: number, env: Record<string, string>) => {
+  return async (service, port, env) => {
     const app = service === 'provider-sim' ? 'provider-sim' : service;
     const proc = await startServiceProcess({
       name: `${tag}-${service}`,
@@ -88,6 +90,15 @@ export async function startChain(options: ChainOptions, index: number): Promise<
     started.push(proc);
     return proc;
   };
+}
+
+/** Starts one chain (provider-sim first, the gateway last), each service on a free port. */
+export async function startChain(options: ChainOptions, index: number): Promise<Chain> {
+  const tag = `bench-chain-${index}`;
+  const database = `retry_safe_bench_${index}_${process.pid}`;
+  const databaseUrl = await createDatabase(options.postgresUrl, database);
+  const started: ServiceProcess[] = [];
+  const start = serviceStarter(options, tag, started);
   try {
     const ports = { provider: await freePort(), payments: await freePort(), orders: await freePort() };
     const gatewayPorts = { api: await freePort(), metrics: await freePort() };
