@@ -1,23 +1,23 @@
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { TEST_INTERNAL_AUTHORIZATION } from '@retry-safe/testing';
 import type pg from 'pg';
 import request from 'supertest';
 import { createOrderOperation } from '../../src/orders/orders.service.js';
-import { FakePayments, postOrder, startOrdersWorld, type OrdersWorld } from './orders.app.js';
+import { FakePayments, postOrder, useOrdersWorld } from './orders.app.js';
 
 // The store's default table: orders keeps its records next to its orders.
 const RECORDS = 'idempotency_records';
 
 describe("order creation: a fresh key's order and record in one statement, the coordinator for the rest", () => {
-  let world: OrdersWorld;
-  let pool: pg.Pool;
-  let app: INestApplication;
+  const world = useOrdersWorld(new FakePayments());
+  const app = (): INestApplication => world().app;
+  const pool = (): pg.Pool => world().pool;
 
-  const create = (key: string, body: object, tenant: string) => postOrder(app, tenant, key, body);
+  const create = (key: string, body: object, tenant: string) => postOrder(app(), tenant, key, body);
   const counts = async (tenant: string) => {
-    const { rows } = await pool.query<{ orders: string; records: string }>(
+    const { rows } = await pool().query<{ orders: string; records: string }>(
       `SELECT (SELECT count(*) FROM orders WHERE tenant_id = $1) AS orders,
         (SELECT count(*) FROM ${RECORDS} WHERE operation = $2) AS records`,
       [tenant, createOrderOperation(tenant)],
@@ -25,19 +25,11 @@ describe("order creation: a fresh key's order and record in one statement, the c
     return { orders: Number(rows[0]!.orders), records: Number(rows[0]!.records) };
   };
 
-  beforeAll(async () => {
-    world = await startOrdersWorld(new FakePayments());
-    ({ app, pool } = world);
-  });
-  afterAll(async () => {
-    await world?.close();
-  });
-
   it('writes a fresh key in one statement: the record holds the 201 bytes, the row the same createdAt', async () => {
     const tenant = randomUUID();
     const first = await create('one-statement', { amount: 700, currency: 'EUR' }, tenant);
     expect(first.status).toBe(201);
-    const { rows } = await pool.query(
+    const { rows } = await pool().query(
       `SELECT r.owner, r.state, r.payload, o.created_at FROM ${RECORDS} r, orders o
         WHERE r.operation = $1 AND r.key = 'one-statement' AND o.tenant_id = $2`,
       [createOrderOperation(tenant), tenant],
@@ -53,7 +45,7 @@ describe("order creation: a fresh key's order and record in one statement, the c
       first.text,
       'true',
     ]);
-    const read = await request(app.getHttpServer())
+    const read = await request(app().getHttpServer())
       .get(`/v1/orders/${first.body.id}`)
       .set('x-tenant-id', tenant)
       .set(TEST_INTERNAL_AUTHORIZATION);
@@ -78,15 +70,15 @@ describe("order creation: a fresh key's order and record in one statement, the c
     const tenant = randomUUID();
     const first = await create('released', { amount: 900, currency: 'EUR' }, tenant);
     // As a failed owner leaves its key: released, no result; the order row it wrote is gone with its rollback.
-    await pool.query(`DELETE FROM orders WHERE tenant_id = $1`, [tenant]);
-    await pool.query(
+    await pool().query(`DELETE FROM orders WHERE tenant_id = $1`, [tenant]);
+    await pool().query(
       `UPDATE ${RECORDS} SET state = 'r', payload = NULL WHERE operation = $1 AND key = 'released'`,
       [createOrderOperation(tenant)],
     );
     const again = await create('released', { amount: 900, currency: 'EUR' }, tenant);
     expect([again.status, again.headers['idempotent-replayed']]).toEqual([201, undefined]);
     expect(again.body.id).not.toBe(first.body.id);
-    const { rows } = await pool.query(`SELECT owner, payload FROM ${RECORDS} WHERE operation = $1`, [
+    const { rows } = await pool().query(`SELECT owner, payload FROM ${RECORDS} WHERE operation = $1`, [
       createOrderOperation(tenant),
     ]);
     expect(rows).toEqual([{ owner: expect.not.stringMatching(/^orders\./), payload: again.text }]);
@@ -97,7 +89,7 @@ describe("order creation: a fresh key's order and record in one statement, the c
     const tenant = randomUUID();
     const operation = createOrderOperation(tenant);
     // An uncommitted record of the key makes the statement wait on the unique index, where it is terminated.
-    const blocker = await pool.connect();
+    const blocker = await pool().connect();
     try {
       await blocker.query('BEGIN');
       await blocker.query(
@@ -107,14 +99,14 @@ describe("order creation: a fresh key's order and record in one statement, the c
       const pending = create('crash', { amount: 400, currency: 'EUR' }, tenant).then((r) => r);
       let waiting: number | undefined;
       for (let i = 0; i < 200 && waiting === undefined; i += 1) {
-        const { rows } = await pool.query<{ pid: number }>(
+        const { rows } = await pool().query<{ pid: number }>(
           `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH rec AS%'`,
         );
         waiting = rows[0]?.pid;
         if (waiting === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
       }
       expect(waiting).toBeDefined();
-      await pool.query('SELECT pg_terminate_backend($1)', [waiting]);
+      await pool().query('SELECT pg_terminate_backend($1)', [waiting]);
       // The terminated statement wrote neither row (the blocker's own uncommitted row aside).
       expect(await counts(tenant)).toEqual({ orders: 0, records: 0 });
       await blocker.query('ROLLBACK');

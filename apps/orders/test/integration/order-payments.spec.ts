@@ -1,23 +1,23 @@
 import { TEST_INTERNAL_AUTHORIZATION } from '@retry-safe/testing';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import type pg from 'pg';
 import request from 'supertest';
-import { FakePayments, createOrder, startOrdersWorld, type OrdersWorld } from './orders.app.js';
+import { FakePayments, createOrder, useOrdersWorld } from './orders.app.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 
 describe('paying an order: checks in order, every attempt passed on to payments, each Charge applied once', () => {
   const payments = new FakePayments();
-  let world: OrdersWorld;
-  let pool: pg.Pool;
-  let app: INestApplication;
+  const world = useOrdersWorld(payments);
+  const app = (): INestApplication => world().app;
+  const pool = (): pg.Pool => world().pool;
 
   const newOrder = (amount: number, currency = 'EUR'): Promise<string> =>
-    createOrder(app, TENANT, { amount, currency });
+    createOrder(app(), TENANT, { amount, currency });
   const pay = (orderId: string, key: string, body: unknown) =>
-    request(app.getHttpServer())
+    request(app().getHttpServer())
       .post(`/v1/orders/${orderId}/payments`)
       .set('x-tenant-id', TENANT)
       .set(TEST_INTERNAL_AUTHORIZATION)
@@ -25,23 +25,17 @@ describe('paying an order: checks in order, every attempt passed on to payments,
       .send(body as object);
   const orderOf = async (orderId: string) =>
     (
-      await request(app.getHttpServer())
+      await request(app().getHttpServer())
         .get(`/v1/orders/${orderId}`)
         .set('x-tenant-id', TENANT)
         .set(TEST_INTERNAL_AUTHORIZATION)
     ).body;
   const chargeRows = async (orderId: string) =>
     Number(
-      (await pool.query('SELECT count(*) FROM order_payments WHERE order_id = $1', [orderId])).rows[0].count,
+      (await pool().query('SELECT count(*) FROM order_payments WHERE order_id = $1', [orderId])).rows[0]
+        .count,
     );
 
-  beforeAll(async () => {
-    world = await startOrdersWorld(payments);
-    ({ app, pool } = world);
-  });
-  afterAll(async () => {
-    await world?.close();
-  });
   beforeEach(() => {
     payments.calls.length = 0;
     payments.answer = undefined;

@@ -1,33 +1,25 @@
 import { TEST_INTERNAL_AUTHORIZATION } from '@retry-safe/testing';
 import { randomUUID } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import type pg from 'pg';
 import request from 'supertest';
-import { FakePayments, postOrder, startOrdersWorld, type OrdersWorld } from './orders.app.js';
+import { FakePayments, postOrder, useOrdersWorld } from './orders.app.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 const OTHER_TENANT = 'b0000000-0000-4000-8000-00000000000b';
 
 describe('orders API on a real Postgres: created once per key, read and listed per tenant', () => {
-  let world: OrdersWorld;
-  let pool: pg.Pool;
-  let app: INestApplication;
+  const world = useOrdersWorld(new FakePayments());
+  const app = (): INestApplication => world().app;
+  const pool = (): pg.Pool => world().pool;
 
   const create = (key: string | undefined, body: unknown, tenant = TENANT) =>
-    postOrder(app, tenant, key, body);
+    postOrder(app(), tenant, key, body);
   const get = (path: string, tenant = TENANT) =>
-    request(app.getHttpServer()).get(path).set('x-tenant-id', tenant).set(TEST_INTERNAL_AUTHORIZATION);
+    request(app().getHttpServer()).get(path).set('x-tenant-id', tenant).set(TEST_INTERNAL_AUTHORIZATION);
   const rowsOf = async (tenant: string) =>
-    Number((await pool.query('SELECT count(*) FROM orders WHERE tenant_id = $1', [tenant])).rows[0].count);
-
-  beforeAll(async () => {
-    world = await startOrdersWorld(new FakePayments());
-    ({ app, pool } = world);
-  });
-  afterAll(async () => {
-    await world?.close();
-  });
+    Number((await pool().query('SELECT count(*) FROM orders WHERE tenant_id = $1', [tenant])).rows[0].count);
 
   it('creates an order (201), and replays the same bytes with Idempotent-Replayed for the same key: one row', async () => {
     const tenant = randomUUID();

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { afterAll, beforeAll } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import { SHELL_APP_OPTIONS, whenReady, type ChainContext } from '@retry-safe/app-shell';
 import type { Charge, PaymentCommand } from '@retry-safe/contracts';
@@ -113,6 +114,28 @@ export async function startOrdersWorld(
       await redis.close();
       await postgres.close();
     },
+  };
+}
+
+/**
+ * One {@link OrdersWorld} for a describe block, as `useGatewayApp` is for the gateway's: started before its tests
+ * (with `payments`, `env` and `postgresOptions` as {@link startOrdersWorld} takes them), closed after them.
+ */
+export function useOrdersWorld(
+  payments: FakePayments,
+  env: Record<string, string> = {},
+  postgresOptions: StartPostgresOptions = {},
+): () => OrdersWorld {
+  let world: OrdersWorld | undefined;
+  beforeAll(async () => {
+    world = await startOrdersWorld(payments, env, postgresOptions);
+  });
+  afterAll(async () => {
+    await world?.close();
+  });
+  return () => {
+    if (world === undefined) throw new Error('the orders world is not running (beforeAll failed?)');
+    return world;
   };
 }
 
