@@ -1,12 +1,12 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { access, chown, mkdtemp, readdir, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { access, readdir, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import pg from 'pg';
 import { dockerAnswers } from './docker.js';
 import { freePort } from './free-port.js';
+import { initDataDir } from './postgres-data-dir.js';
 import { Postmaster, serverArgs } from './postgres-postmaster.js';
 import { containerControl, type ServerControl } from './server-control.js';
 
@@ -142,20 +142,6 @@ export async function postgresBinaries(): Promise<string | undefined> {
   return undefined;
 }
 
-/** The uid/gid to run the server as: initdb and postgres refuse to run as root, so root uses `postgres`. */
-async function serverUser(): Promise<{ uid: number; gid: number } | undefined> {
-  if (process.getuid?.() !== 0) return undefined;
-  const id = async (flag: string): Promise<number> =>
-    Number((await run('id', [flag, 'postgres'])).stdout.trim());
-  try {
-    return { uid: await id('-u'), gid: await id('-g') };
-  } catch (error) {
-    throw new Error('startPostgres: running as root needs a "postgres" user to own the private cluster', {
-      cause: error,
-    });
-  }
-}
-
 /** Options for {@link startPrivatePostgres}. */
 export interface PrivatePostgresOptions {
   /** Directory of `initdb` and `postgres`. @default what {@link postgresBinaries} finds */
@@ -168,25 +154,7 @@ export interface PrivatePostgresOptions {
   durable?: boolean;
 }
 
-/** A fresh cluster in a temporary directory (`data` under `dir`), owned by the user the server runs as. */
-async function initDataDir(binDir: string) {
-  const user = await serverUser();
-  const dir = await mkdtemp(join(tmpdir(), 'retry-safe-pg-'));
-  const data = join(dir, 'data');
-  if (user) await chown(dir, user.uid, user.gid);
-  const as = user ? { uid: user.uid, gid: user.gid } : {};
-  await run(
-    join(binDir, 'initdb'),
-    ['-D', data, '-U', 'postgres', '-A', 'trust', '-E', 'UTF8', '--no-sync'],
-    {
-      ...as,
-      cwd: dir,
-    },
-  );
-  return { dir, data, as };
-}
-
-/** initdb in a temporary directory, then the server on a free port of 127.0.0.1; trust auth. */
+/** A fresh cluster in a temporary directory (see postgres-data-dir.ts), then the server on a free port of 127.0.0.1; trust auth. */
 export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PostgresHandle> {
   const binDir = options.bin ?? (await postgresBinaries());
   if (!binDir) throw new Error('startPrivatePostgres: no initdb found (PATH or /usr/lib/postgresql/*/bin)');
