@@ -7,8 +7,8 @@ import { freePort, postgresBinaries } from '../../src/index.js';
 import { initDataDir, type DataDir } from '../../src/postgres-data-dir.js';
 import { Postmaster, serverArgs } from '../../src/postgres-postmaster.js';
 
-/** A server on `dataDir` (as startPrivatePostgres runs it), the rows of `sql` on it, and the server stopped. */
-async function query(binDir: string, dataDir: DataDir, sql: string): Promise<unknown[]> {
+/** Runs `queries` in order on a server on `dataDir` (as startPrivatePostgres runs it), then stops it. */
+async function rowsOf(binDir: string, dataDir: DataDir, queries: string[]): Promise<unknown[][]> {
   const { dir, data, as } = dataDir;
   const postmaster = new Postmaster({
     binDir,
@@ -21,7 +21,9 @@ async function query(binDir: string, dataDir: DataDir, sql: string): Promise<unk
   const client = new pg.Client({ connectionString: postmaster.url });
   try {
     await client.connect();
-    return (await client.query(sql)).rows;
+    const rows: unknown[][] = [];
+    for (const sql of queries) rows.push((await client.query(sql)).rows);
+    return rows;
   } finally {
     await client.end();
     await postmaster.end('SIGINT');
@@ -64,10 +66,9 @@ describe('initDataDir: private clusters copied from one template', () => {
     expect(await templates()).toEqual([template]);
     expect((await stat(join(root, template!, 'global', 'pg_control'))).mtimeMs).toBe(madeAt);
     expect(second.data).not.toBe(first.data);
-    await query(binDir, first, 'CREATE TABLE only_here (v int)');
     const tables = "SELECT count(*)::int AS n FROM pg_tables WHERE tablename = 'only_here'";
-    expect(await query(binDir, first, tables)).toEqual([{ n: 1 }]);
-    expect(await query(binDir, second, tables)).toEqual([{ n: 0 }]);
+    expect(await rowsOf(binDir, first, ['CREATE TABLE only_here (v int)', tables])).toEqual([[], [{ n: 1 }]]);
+    expect(await rowsOf(binDir, second, [tables])).toEqual([[{ n: 0 }]]);
   }, 60_000);
 
   it('makes the template again when a cleaner took files of it (its control file among them)', async () => {
@@ -79,6 +80,6 @@ describe('initDataDir: private clusters copied from one template', () => {
 
     expect(await templates()).toEqual([template]);
     await expect(stat(join(root, template!, 'global', 'pg_control'))).resolves.toBeDefined();
-    expect(await query(binDir, after, 'SELECT 1 AS one')).toEqual([{ one: 1 }]);
+    expect(await rowsOf(binDir, after, ['SELECT 1 AS one'])).toEqual([[{ one: 1 }]]);
   }, 60_000);
 });
