@@ -23,8 +23,9 @@ import type { ServiceName, Stack, StackOptions } from './stack-types.js';
 export type { ProviderCharge, ServiceEnv, ServiceName, Stack, StackOptions } from './stack-types.js';
 
 /**
- * Starts Redis and the services (in parallel: none needs another to boot) and waits until each answers
- * `GET /health`. If one fails to start, everything started is stopped and the error is thrown.
+ * Starts Redis, PostgreSQL (and the span collector) together, then the services (in parallel: none needs another
+ * to boot) and waits until each answers `GET /health`. If one fails to start, everything started is stopped and the
+ * error is thrown.
  */
 export async function startStack(options: StackOptions = {}): Promise<Stack> {
   const names: ServiceName[] = ['provider', 'payments', 'orders', 'gateway'];
@@ -32,11 +33,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
   for (const name of names) {
     if (!existsSync(ENTRIES[name])) throw new Error(`${ENTRIES[name]} is missing: run \`pnpm build\` first`);
   }
-  const redis =
-    options.redisUrl === undefined
-      ? await startRedis({ ...options.redis, controllable: true })
-      : externalRedis(options.redisUrl);
-  const traces = options.traces === true ? await startSpanCollector() : undefined;
+  const { redis, postgres, traces } = await startServers(options);
   const services = new StackServices(
     {
       FAULTS_ENABLED: 'true',
@@ -46,9 +43,7 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     },
     options.logs,
   );
-  let postgres: PostgresHandle | undefined;
   try {
-    if (options.databaseUrl === undefined) postgres = await startPostgres();
     const databaseUrl = options.databaseUrl ?? (postgres as PostgresHandle).url;
     const orders = { DATABASE_URL: databaseUrl, ...options.orders };
     await services.launchAll(await serviceSpecs({ ...options, orders }));
@@ -60,6 +55,30 @@ export async function startStack(options: StackOptions = {}): Promise<Stack> {
     await traces?.close();
     throw error;
   }
+}
+
+/** What the services need running first, started at once (none needs another); on a failure the others are closed. */
+async function startServers(options: StackOptions): Promise<{
+  redis: RedisHandle;
+  postgres: PostgresHandle | undefined;
+  traces: SpanCollector | undefined;
+}> {
+  const [redis, postgres, traces] = await Promise.allSettled([
+    options.redisUrl === undefined
+      ? startRedis({ ...options.redis, controllable: true })
+      : Promise.resolve(externalRedis(options.redisUrl)),
+    options.databaseUrl === undefined ? startPostgres() : Promise.resolve(undefined),
+    options.traces === true ? startSpanCollector() : Promise.resolve(undefined),
+  ]);
+  if (redis.status === 'fulfilled' && postgres.status === 'fulfilled' && traces.status === 'fulfilled')
+    return { redis: redis.value, postgres: postgres.value, traces: traces.value };
+  const value = <T>(result: PromiseSettledResult<T>): T | undefined =>
+    result.status === 'fulfilled' ? result.value : undefined;
+  await value(redis)?.close();
+  await value(postgres)?.close();
+  await value(traces)?.close();
+  const failed = [redis, postgres, traces].find((result) => result.status === 'rejected');
+  throw (failed as PromiseRejectedResult).reason;
 }
 
 /** Every service exports its spans to `collector`, in batches sent every 50 ms (a test waits that long at most). */
