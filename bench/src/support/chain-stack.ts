@@ -45,7 +45,7 @@ export interface Chain {
   readonly coordinator: boolean;
   /** `http://127.0.0.1:<port>` of the gateway. */
   readonly gatewayUrl: string;
-  /** The pid of each service (`/proc/<pid>/stat` gives its CPU time). */
+  /** The pid of each service (`/proc/<pid>` gives its CPU time). */
   readonly pids: Readonly<Record<ChainService, number>>;
   /** The chain's database name (its PostgreSQL backends are the ones serving it). */
   readonly database: string;

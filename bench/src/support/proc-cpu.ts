@@ -1,5 +1,5 @@
 /** CPU time of processes from Linux /proc: what each service of a chain spends, read from outside it. */
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { childrenOf } from '@retry-safe/testing';
 
 // USER_HZ: /proc/<pid>/stat counts CPU time in ticks of 10 ms on Linux.
@@ -15,8 +15,38 @@ function statFields(pid: number): string[] | undefined {
   }
 }
 
-/** CPU time (user + system, ms) of `pid` so far; `undefined` when it is gone or there is no /proc. */
+/**
+ * CPU time (ms) of `pid` so far: the scheduler's run time of each of its threads (`/proc/<pid>/task/<tid>/schedstat`,
+ * in nanoseconds), else user + system from `/proc/<pid>/stat`, in 10 ms ticks (a window of a few hundred ticks
+ * is off by several percent either way). A thread that exits during a window takes its time with it: Node's and
+ * the stores' threads live as long as their process. `undefined` when the process is gone or there is no /proc.
+ */
 export function cpuMsOf(pid: number): number | undefined {
+  return SCHEDSTAT ? runTimeMsOf(pid) : tickMsOf(pid);
+}
+
+// Whether this kernel keeps per-thread run times (CONFIG_SCHED_INFO): decided once, so a window never mixes the two.
+const SCHEDSTAT = existsSync('/proc/self/schedstat');
+
+function runTimeMsOf(pid: number): number | undefined {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
+  let ns = 0;
+  for (const tid of threads) {
+    try {
+      ns += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ', 1)[0]);
+    } catch {
+      // The thread exited since the listing.
+    }
+  }
+  return ns / 1e6;
+}
+
+function tickMsOf(pid: number): number | undefined {
   const fields = statFields(pid);
   if (fields === undefined) return undefined;
   return (Number(fields[11]) + Number(fields[12])) * MS_PER_TICK;
