@@ -15,13 +15,16 @@ export interface OrderCursor {
   readonly id: string;
 }
 
-/** The processing record {@link OrdersRepository.insertWithRecord} writes with a fresh key's order. */
-export interface NewOrderRecord {
+/**
+ * The completed processing record a fresh key's statement writes with its row ({@link OrdersRepository.insertWithRecord},
+ * {@link OrdersRepository.applyChargeWithRecord}).
+ */
+export interface CompletedRecord {
   readonly operation: string;
   readonly key: string;
   readonly owner: string;
   readonly fingerprint: string;
-  /** The order codec's encoding of the 201 body. */
+  /** The request codec's encoding of the answer (the order's 201 body, the Charge), so a replay is the same bytes. */
   readonly payload: string;
   readonly ttlMs: number;
 }
@@ -55,18 +58,17 @@ const FIND_ORDER: NamedStatement = {
   name: 'orders:find-for-payment',
   text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND tenant_id = $2`,
 };
-// A Charge's row, inserted at most once: the primary key decides (values: paymentRowValues).
-const INSERT_PAYMENT_ROW = `INSERT INTO order_payments (charge_id, order_id, amount, currency, status, provider_charge_id)
-    VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (charge_id) DO NOTHING`;
+// A Charge's row, inserted at most once: the primary key decides (values $1..$6: paymentRowValues).
+const INTO_PAYMENTS = `INSERT INTO order_payments (charge_id, order_id, amount, currency, status, provider_charge_id)`;
+const ONCE_PER_CHARGE = 'ON CONFLICT (charge_id) DO NOTHING';
+const INSERT_PAYMENT_ROW = `${INTO_PAYMENTS} VALUES ($1, $2, $3, $4, $5, $6) ${ONCE_PER_CHARGE}`;
+// What the rows of the CTE `applied` (those inserted) add to their order; $7 paid, $8 awaiting payment.
+const ADD_APPLIED = `UPDATE orders SET paid_amount = orders.paid_amount + applied.amount,
+      status = CASE WHEN orders.paid_amount + applied.amount >= orders.amount THEN $7 ELSE $8 END
+    FROM applied WHERE orders.id = applied.order_id`;
 const APPLY_CHARGE: NamedStatement = {
   name: 'orders:apply-charge',
-  text: `WITH applied AS (
-      ${INSERT_PAYMENT_ROW}
-      RETURNING order_id, amount
-    )
-    UPDATE orders SET paid_amount = orders.paid_amount + applied.amount,
-      status = CASE WHEN orders.paid_amount + applied.amount >= orders.amount THEN $7 ELSE $8 END
-    FROM applied WHERE orders.id = applied.order_id`,
+  text: `WITH applied AS (${INSERT_PAYMENT_ROW} RETURNING order_id, amount) ${ADD_APPLIED}`,
 };
 
 // The read-then-write demonstration's steps, one statement each (the design's apply is APPLY_CHARGE alone).
@@ -111,7 +113,7 @@ export class OrdersRepository {
    */
   async insertWithRecord(
     order: Order & { tenantId: string },
-    record: NewOrderRecord,
+    record: CompletedRecord,
   ): Promise<number | undefined> {
     // Parameters $1..$6 are the order's, $7..$13 the record's (the store's helper writes its SQL).
     const call = this.store.insertCompletedSql(7, record);
@@ -243,6 +245,28 @@ export class OrdersRepository {
       values: [...paymentRowValues(charge), OrderStatus.Paid, OrderStatus.AwaitingPayment],
     });
     return (rowCount ?? 0) > 0;
+  }
+
+  /**
+   * A fresh key's Charge applied with its completed record in ONE autocommitted statement, as
+   * {@link OrdersRepository.insertWithRecord} creates an order: the CTE is the record's `INSERT ... ON CONFLICT DO
+   * NOTHING`, and the Charge's row is inserted (and added to the order, as {@link OrdersRepository.applyCharge}
+   * does) only from its row. A key with any record, or one a concurrent statement commits first, writes nothing and
+   * answers undefined: the caller then goes through the coordinator. Answers the record's fencing token.
+   */
+  async applyChargeWithRecord(charge: Charge, record: CompletedRecord): Promise<number | undefined> {
+    // Parameters $1..$8 are APPLY_CHARGE's, $9..$15 the record's (the store's helper writes its SQL).
+    const call = this.store.insertCompletedSql(9, record);
+    const { rows } = await this.pool.query<{ fencing_token: string }>({
+      name: 'orders:apply-charge-with-record',
+      text: `WITH rec AS (${call.sql}),
+    applied AS (${INTO_PAYMENTS} SELECT $1, $2, $3, $4, $5, $6 FROM rec ${ONCE_PER_CHARGE} RETURNING order_id, amount),
+    paid AS (${ADD_APPLIED})
+    SELECT fencing_token FROM rec`,
+      values: [...paymentRowValues(charge), OrderStatus.Paid, OrderStatus.AwaitingPayment, ...call.values],
+    });
+    const row = rows[0];
+    return row === undefined ? undefined : Number(row.fencing_token);
   }
 
   /**

@@ -118,12 +118,19 @@ export class OrderPaymentsService {
   }
 
   /**
-   * Applies the Charge in one transaction with the record for the key: the record's unique index serialises
-   * concurrent retries of the key (the second replays), and the charge's primary key keeps any other path from
-   * applying it twice.
+   * Applies the Charge once with the record for the key. A fresh key: one autocommitted statement writes the
+   * completed record and applies the Charge ({@link OrdersRepository.applyChargeWithRecord}; the Charge is the
+   * answer, known before the write). Any other key (a replay, a released record), a concurrent retry that committed
+   * first, or a failed statement: one transaction with the coordinator's claim, which replays or applies. Either
+   * way the record's unique index serialises concurrent retries of the key (the second waits, then replays), and
+   * the charge's primary key keeps any other path from applying it twice.
    */
   private async apply(charge: Charge, record: CoordinateRequest<Charge>): Promise<void> {
     const faultContext = { 'idempotency-key': record.key };
+    if (this.config.idempotency.enabled) {
+      await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, faultContext);
+      if (await this.applyInOneStatement(charge, record)) return;
+    }
     await withPgTransaction(this.orders.pool, async (client) => {
       if (!this.config.idempotency.enabled) {
         // BENCHMARK SWITCH: the charge's primary key alone keeps it from being applied twice.
@@ -137,6 +144,26 @@ export class OrderPaymentsService {
         return charge;
       });
     });
+  }
+
+  /**
+   * The fresh key's apply: false when nothing was written (the key has a record) or the statement failed; the
+   * claim decides next, which is safe after a statement that committed but whose answer was lost (it replays).
+   */
+  private async applyInOneStatement(charge: Charge, record: CoordinateRequest<Charge>): Promise<boolean> {
+    try {
+      const token = await this.orders.applyChargeWithRecord(charge, {
+        operation: record.operation,
+        key: record.key,
+        owner: `orders.${charge.id}`,
+        fingerprint: record.fingerprint ?? '',
+        payload: chargeCodec.encode(charge),
+        ttlMs: record.ttlMs,
+      });
+      return token !== undefined;
+    } catch {
+      return false;
+    }
   }
 
   private recordOf(

@@ -4,6 +4,7 @@ import { beforeEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import type pg from 'pg';
 import request from 'supertest';
+import { applyChargeOperation } from '../../src/payments/order-payments.service.js';
 import { FakePayments, createOrder, useOrdersWorld } from './orders.app.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
@@ -30,6 +31,13 @@ describe('paying an order: checks in order, every attempt passed on to payments,
         .set('x-tenant-id', TENANT)
         .set(TEST_INTERNAL_AUTHORIZATION)
     ).body;
+  const recordOf = async (key: string) =>
+    (
+      await pool().query(
+        'SELECT owner, state, payload FROM idempotency_records WHERE operation = $1 AND key = $2',
+        [applyChargeOperation(TENANT), key],
+      )
+    ).rows;
   const chargeRows = async (orderId: string) =>
     Number(
       (await pool().query('SELECT count(*) FROM order_payments WHERE order_id = $1', [orderId])).rows[0]
@@ -81,6 +89,38 @@ describe('paying an order: checks in order, every attempt passed on to payments,
     ]);
     expect(payments.calls).toHaveLength(2);
     expect(await orderOf(orderId)).toMatchObject({ status: 'paid', paidAmount: 1000 });
+    expect(await chargeRows(orderId)).toBe(1);
+  });
+
+  it("applies a fresh key's Charge with its completed record in one statement: the record holds the Charge", async () => {
+    const orderId = await newOrder(800);
+    const paid = await pay(orderId, 'p-one-statement', { amount: 300, currency: 'EUR' });
+    expect(paid.status).toBe(201);
+    // The owner is the one the single statement writes (the coordinator's owners are its own tokens).
+    const records = await recordOf('p-one-statement');
+    expect(records).toEqual([{ owner: `orders.${paid.body.id}`, state: 'c', payload: expect.any(String) }]);
+    expect(JSON.parse(records[0].payload)).toEqual(paid.body);
+    expect(await orderOf(orderId)).toMatchObject({ status: 'awaiting_payment', paidAmount: 300 });
+    expect(await chargeRows(orderId)).toBe(1);
+  });
+
+  it('applies the Charge of a released record through the claim path, once', async () => {
+    const orderId = await newOrder(800);
+    const first = await pay(orderId, 'p-released', { amount: 200, currency: 'EUR' });
+    // As a failed owner leaves its key: released, no result; the Charge's row and amount went with its rollback.
+    await pool().query('DELETE FROM order_payments WHERE order_id = $1', [orderId]);
+    await pool().query('UPDATE orders SET paid_amount = 0 WHERE id = $1', [orderId]);
+    await pool().query(
+      `UPDATE idempotency_records SET state = 'r', payload = NULL WHERE operation = $1 AND key = 'p-released'`,
+      [applyChargeOperation(TENANT)],
+    );
+    const again = await pay(orderId, 'p-released', { amount: 200, currency: 'EUR' });
+    expect([again.status, again.text]).toEqual([201, first.text]);
+    const records = await recordOf('p-released');
+    expect(records).toEqual([
+      { owner: expect.not.stringMatching(/^orders\./), state: 'c', payload: expect.any(String) },
+    ]);
+    expect(await orderOf(orderId)).toMatchObject({ paidAmount: 200 });
     expect(await chargeRows(orderId)).toBe(1);
   });
 
