@@ -233,14 +233,14 @@ export class OrdersRepository {
   }
 
   /**
-   * Applies a Charge to its order, once, on the caller's transaction: the charge row's primary key is the Charge's
+   * Applies a Charge to its order, once, on the caller's transaction (or autocommitted on the pool): the charge row's primary key is the Charge's
    * id, so a second apply of the same Charge inserts nothing and adds nothing (`ON CONFLICT DO NOTHING`, decided by
    * the unique index, not by a read before the write). The order becomes `paid` when nothing is owed. One named
    * statement: the order's update reads the row the insert returned, so it adds only what was inserted. True if
    * this call applied it.
    */
-  async applyCharge(client: pg.PoolClient, charge: Charge): Promise<boolean> {
-    const { rowCount } = await client.query({
+  async applyCharge(executor: pg.Pool | pg.PoolClient, charge: Charge): Promise<boolean> {
+    const { rowCount } = await executor.query({
       ...APPLY_CHARGE,
       values: [...paymentRowValues(charge), OrderStatus.Paid, OrderStatus.AwaitingPayment],
     });
