@@ -3,6 +3,7 @@ import { ChainHeader } from '@retry-safe/contracts/http';
 import { IdempotencyKeyRejection, parseIdempotencyKeyHeader } from '@retry-safe/idempotency';
 import type { Request } from 'express';
 import { IdempotencyKeyInvalidError, IdempotencyKeyMissingError } from './errors.js';
+import { headerLinesOf } from './header-lines.js';
 
 /** Options of {@link createIdempotencyKeyDecorator}. */
 export interface IdempotencyKeyDecoratorOptions {
@@ -21,7 +22,7 @@ export function createIdempotencyKeyDecorator(
 ): () => ParameterDecorator {
   return createParamDecorator((_data: unknown, context: ExecutionContext): string => {
     const req = context.switchToHttp().getRequest<Request>();
-    const parsed = parseIdempotencyKeyHeader(req.headersDistinct[ChainHeader.IdempotencyKey]);
+    const parsed = parseIdempotencyKeyHeader(headerLinesOf(req, ChainHeader.IdempotencyKey));
     if (parsed.ok) return parsed.key;
     if (parsed.rejection === IdempotencyKeyRejection.Missing) {
       throw new IdempotencyKeyMissingError(options.missingMessage);

@@ -106,6 +106,7 @@ export {
   type RedisLocation,
   type RedisModuleOptions,
 } from './redis.js';
+export { headerLinesOf } from './header-lines.js';
 export { relay } from './relay.js';
 export { currentLogFields, withLogContext, type LogFields } from './logging/log-context.js';
 export {

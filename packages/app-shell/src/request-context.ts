@@ -111,12 +111,16 @@ export class RequestContextMiddleware implements NestMiddleware {
     contexts.set(req, context);
     res.setHeader(ChainHeader.RequestId, requestId);
     const started = process.hrtime.bigint();
-    const startedAt = preciseNow();
-    // The answer's last byte left at `finish`; `close` can come later (the journal orders answers across services).
+    // The journal's timestamps, only where it is kept (FAULTS_ENABLED): the answer's last byte left at `finish`;
+    // `close` can come later (the journal orders answers across services).
+    const journaled = this.journal.enabled;
+    const startedAt = journaled ? preciseNow() : 0;
     let finishedAt: number | undefined;
-    res.once('finish', () => {
-      finishedAt = preciseNow();
-    });
+    if (journaled) {
+      res.once('finish', () => {
+        finishedAt = preciseNow();
+      });
+    }
     res.once('close', () => {
       // `req.route` is set once the router matched; unmatched paths share one label to bound cardinality.
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
@@ -138,7 +142,15 @@ export class RequestContextMiddleware implements NestMiddleware {
         replayed: res.getHeader(ChainHeader.IdempotentReplayed) === 'true',
         durationMs: Math.round(seconds * 1000),
       });
-      this.journalize(req, res, { requestId, route, status, startedAt, endedAt: finishedAt ?? preciseNow() });
+      if (journaled) {
+        this.journalize(req, res, {
+          requestId,
+          route,
+          status,
+          startedAt,
+          endedAt: finishedAt ?? preciseNow(),
+        });
+      }
     });
     withLogContext({ requestId }, next);
   }
@@ -156,19 +168,14 @@ export class RequestContextMiddleware implements NestMiddleware {
         };
   }
 
-  /** The scenario journal's entry of a finished request (probes, metrics and scenario routes are not journaled). */
+  /** The scenario journal's entry of a finished request (probes, metrics and scenario routes are not journaled); journal on only. */
   private journalize(
     req: Request,
     res: Response,
     done: { requestId: string; route: string; status: string; startedAt: number; endedAt: number },
   ): void {
     const { route, status } = done;
-    if (
-      !this.journal.enabled ||
-      route === '/health' ||
-      route === '/metrics' ||
-      req.originalUrl.startsWith('/__')
-    ) {
+    if (route === '/health' || route === '/metrics' || req.originalUrl.startsWith('/__')) {
       return;
     }
     const key = req.headers[ChainHeader.IdempotencyKey];

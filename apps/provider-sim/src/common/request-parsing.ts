@@ -15,7 +15,7 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 512;
 /**
  * Reads the `Idempotency-Key` header as the provider's API defines it: required, once, a bare key or an RFC 8941
  * sf-string (the chain's one parser), of 1-512 characters.
- * @param header - every field line of the header (`req.headersDistinct`), or the one value.
+ * @param header - every field line of the header (`headerLinesOf` of the app shell), or the one value.
  * @throws {@link IdempotencyKeyMissingError} or {@link IdempotencyKeyInvalidError}.
  */
 export function parseIdempotencyKey(header: string | readonly string[] | undefined): string {

@@ -1,4 +1,5 @@
 import { Body, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
+import { headerLinesOf } from '@retry-safe/app-shell';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import type { Request, Response } from 'express';
 import type { EffectEndpoint } from './simulated-effect.js';
@@ -21,7 +22,7 @@ export abstract class EffectController<A, L> {
     @Res({ passthrough: true }) res: Response,
   ): Promise<A> {
     const { answer, replayed } = await this.effect.perform(
-      req.headersDistinct[ChainHeader.IdempotencyKey],
+      headerLinesOf(req, ChainHeader.IdempotencyKey),
       body,
     );
     if (replayed) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
