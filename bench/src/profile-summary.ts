@@ -6,6 +6,7 @@
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 
 interface ProfileNode {
   readonly id: number;
@@ -42,10 +43,11 @@ function frameName(node: ProfileNode): string {
  * What a sample is spent on, by the first rule (most specific first) that matches a frame of its stack: the named
  * costs docs/benchmarks.md compares per hop. The rest is `other` (Node's event loop, promises, timers).
  */
-const COSTS: readonly (readonly [string, RegExp])[] = [
+export const COSTS: readonly (readonly [string, RegExp])[] = [
   [
-    'request log line (Nest ConsoleLogger, a sync write per line)',
-    /@nestjs\/common\/services\/(console-)?logger\.service/,
+    'request log line (Nest Logger, pino, a sync write per line)',
+    // pino's own frames too: a JIT that inlines Nest's Logger into its caller leaves no frame of it in perf's stacks.
+    /@nestjs\/common\/services\/(console-)?logger\.service|\/node_modules\/(pino|nestjs-pino|sonic-boom)\//,
   ],
   ['PostgreSQL statements (pg, Kysely)', /\/node_modules\/(pg|pg-protocol|pg-pool|kysely)\//],
   ['Redis commands (ioredis, the store)', /\/node_modules\/ioredis\/|\/idempotency\/dist\/redis\//],
@@ -160,4 +162,5 @@ function main(): void {
   }
 }
 
-main();
+// perf-summary imports the rules: run only as the script itself.
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) main();
