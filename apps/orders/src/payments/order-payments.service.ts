@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { RuntimeSettings, type ChainContext } from '@retry-safe/app-shell';
 import { ChargeSchema, type Charge, type OrderPayment } from '@retry-safe/contracts';
+import { ChainHeader } from '@retry-safe/contracts/http';
 import type { ServiceResponse } from '@retry-safe/http-client';
 import {
   IdempotencyCoordinator,
@@ -76,7 +77,7 @@ export class OrderPaymentsService {
     if (this.settings.current.applyCharge === ApplyChargeMode.ReadThenWrite) {
       // DEMONSTRATION (apply-once): a read decides, so racing retries add the amount twice.
       await this.readThenWrite.apply(charge, idempotencyKey);
-    } else await this.apply(charge, record);
+    } else await this.apply(charge, record, upstream.headers[ChainHeader.IdempotentReplayed] === 'true');
     return upstream;
   }
 
@@ -118,22 +119,26 @@ export class OrderPaymentsService {
   }
 
   /**
-   * Applies the Charge once with the record for the key. A fresh key: one autocommitted statement writes the
-   * completed record and applies the Charge ({@link OrdersRepository.applyChargeWithRecord}; the Charge is the
-   * answer, known before the write). Any other key (a replay, a released record), a concurrent retry that committed
-   * first, or a failed statement: one transaction with the coordinator's claim, which replays or applies. Either
-   * way the record's unique index serialises concurrent retries of the key (the second waits, then replays), and
-   * the charge's primary key keeps any other path from applying it twice.
+   * Applies the Charge once with the record for the key. A fresh Charge: one autocommitted statement writes the
+   * completed record and applies it ({@link OrdersRepository.applyChargeWithRecord}; the Charge is the answer,
+   * known before the write). A Charge payments `replayed` (its key was here before: the record is most likely
+   * there, or orders died before applying it), a key with a record (a released one), a concurrent retry that
+   * committed first, or a failed statement: one transaction with the coordinator's claim, which replays or
+   * applies. Either way the record's unique index serialises concurrent retries of the key (the second waits, then
+   * replays), and the charge's primary key keeps any other path from applying it twice.
    */
-  private async apply(charge: Charge, record: CoordinateRequest<Charge>): Promise<void> {
+  private async apply(charge: Charge, record: CoordinateRequest<Charge>, replayed: boolean): Promise<void> {
     const faultContext = { 'idempotency-key': record.key };
-    await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, faultContext);
     if (!this.config.idempotency.enabled) {
       // BENCHMARK SWITCH: the charge's primary key alone keeps it from being applied twice (one statement).
+      await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, faultContext);
       await this.orders.applyCharge(this.orders.pool, charge);
       return;
     }
-    if (await this.applyInOneStatement(charge, record)) return;
+    if (!replayed) {
+      await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, faultContext);
+      if (await this.applyInOneStatement(charge, record)) return;
+    }
     await withPgTransaction(this.orders.pool, (client) =>
       this.coordinator.coordinateInTransaction(client, record, async () => {
         await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, faultContext);

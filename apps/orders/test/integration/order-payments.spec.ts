@@ -124,6 +124,25 @@ describe('paying an order: checks in order, every attempt passed on to payments,
     expect(await chargeRows(orderId)).toBe(1);
   });
 
+  it('applies a Charge that payments replays (orders died before applying it) through the claim path, once', async () => {
+    const orderId = await newOrder(800);
+    // Payments already holds the Charge of this key: its first answer to orders is a replay.
+    const charge = { id: randomUUID(), orderId, amount: 250, currency: 'EUR', status: 'succeeded' as const };
+    payments.charges.set('p-replayed', { ...charge, providerChargeId: 'ch_replayed' });
+    const paid = await pay(orderId, 'p-replayed', { amount: 250, currency: 'EUR' });
+    expect([paid.status, paid.headers['idempotent-replayed'], paid.body.id]).toEqual([
+      201,
+      'true',
+      charge.id,
+    ]);
+    const records = await recordOf('p-replayed');
+    expect(records).toEqual([
+      { owner: expect.not.stringMatching(/^orders\./), state: 'c', payload: expect.any(String) },
+    ]);
+    expect(await orderOf(orderId)).toMatchObject({ paidAmount: 250 });
+    expect(await chargeRows(orderId)).toBe(1);
+  });
+
   it('applies a Charge once when retries of its key race', async () => {
     const orderId = await newOrder(900);
     const answers = await Promise.all(
