@@ -32,12 +32,12 @@ export class Trace {
   }
 
   /**
-   * The span of `service` that called `server` (a server span): the HTTP client span its parent is, then the
-   * client's attempt span above it.
+   * The client's attempt span that sent `server` (a server span): its parent, the HTTP client span the attempt span
+   * is; undefined when the parent is not an attempt span.
    */
   attemptThatSent(server: CollectedSpan): CollectedSpan | undefined {
-    const client = this.spans.find((span) => span.spanId === server.parentSpanId);
-    return this.spans.find((span) => span.spanId === client?.parentSpanId);
+    const sender = this.spans.find((span) => span.spanId === server.parentSpanId);
+    return sender?.kind === 'client' && sender.name.startsWith('attempt ') ? sender : undefined;
   }
 
   /** Whether every span but the root has its parent in the trace (nothing lost, nothing from elsewhere). */

@@ -48,8 +48,11 @@ export interface ServiceClientOptions {
    */
   name?: string;
   /**
-   * Records a span per call and a child span per attempt (its number and outcome), under the caller's active span;
-   * the HTTP instrumentation's client span, and the next hop's server span, sit under the attempt's.
+   * Records a span per call and a child span per attempt (its number and outcome), under the caller's active span.
+   * The attempt span is the HTTP client span (kind CLIENT, OpenTelemetry's HTTP client attributes) and its
+   * `traceparent` goes out with the request (the global propagator), so the next hop's server span sits under it:
+   * turn the HTTP instrumentation's outgoing side off where this client makes the calls, or each request gets a
+   * second client span.
    * @default the global tracer provider's `@retry-safe/http-client` tracer (a no-op until an SDK is registered)
    */
   tracer?: Tracer;

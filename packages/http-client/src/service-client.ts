@@ -1,5 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { context, trace, type Tracer } from '@opentelemetry/api';
+import { context, trace } from '@opentelemetry/api';
 import { AttemptCode, AttemptFailure, sendAttempt } from './attempt.js';
 import { backoffDelayMs } from './backoff.js';
 import { CallState } from './call-state.js';
@@ -14,7 +14,14 @@ import {
 } from './http-client.errors.js';
 import { RetryBudget } from './retry-budget.js';
 import { abortedNow, assertSendable, hostOf, joinURL, safely } from './request-checks.js';
-import { endCallSpan, recordRetry, startCallSpan, tracedAttempt } from './tracing.js';
+import {
+  clientTracing,
+  endCallSpan,
+  recordRetry,
+  startCallSpan,
+  tracedAttempt,
+  type ClientTracing,
+} from './tracing.js';
 import type {
   CallOptions,
   HttpMethod,
@@ -47,8 +54,7 @@ class NodeServiceClient implements ServiceClient {
   private readonly budget: RetryBudget | undefined;
   private readonly backoff: { baseDelayMs: number; maxDelayMs: number; random: () => number };
   private nextBaseURL = 0;
-  private readonly tracer: Tracer;
-  private readonly upstream: string;
+  private readonly tracing: ClientTracing;
 
   constructor(private readonly options: ServiceClientOptions) {
     const baseURLs = options.baseURLs ?? (options.baseURL === undefined ? [] : [options.baseURL]);
@@ -60,8 +66,10 @@ class NodeServiceClient implements ServiceClient {
       });
     }
     this.baseURLs = [...baseURLs];
-    this.tracer = options.tracer ?? trace.getTracer('@retry-safe/http-client');
-    this.upstream = options.name ?? hostOf(baseURLs[0] as string);
+    this.tracing = clientTracing(
+      options.tracer ?? trace.getTracer('@retry-safe/http-client'),
+      options.name ?? hostOf(baseURLs[0] as string),
+    );
     this.retryStatuses = new Set(options.retryStatuses ?? [502, 503, 504]);
     this.attemptTimeoutMs = options.attemptTimeoutMs ?? 2000;
     this.defaultBudgetMs = options.defaultBudgetMs ?? 10_000;
@@ -114,7 +122,7 @@ class NodeServiceClient implements ServiceClient {
     this.budget?.deposit();
 
     const parent = context.active();
-    state.span = startCallSpan(this.tracer, this.upstream, state, parent);
+    state.span = startCallSpan(this.tracing, state, parent);
     state.traceContext = trace.setSpan(parent, state.span);
     try {
       const response = await this.attempts<T>(state, path, headers, options);
@@ -173,15 +181,9 @@ class NodeServiceClient implements ServiceClient {
     const { baseURL, timeoutMs, sentDeadline } = this.prepareAttempt(state);
     try {
       const url = joinURL(baseURL, path);
-      const response = await tracedAttempt(this.tracer, this.upstream, state, url, () =>
-        sendAttempt({
-          url,
-          method: state.method,
-          headers: { ...headers, [DEADLINE_HEADER]: String(sentDeadline) },
-          body,
-          timeoutMs,
-          signal,
-        }),
+      const sent = { ...headers, [DEADLINE_HEADER]: String(sentDeadline) };
+      const response = await tracedAttempt(this.tracing, state, url, sent, () =>
+        sendAttempt({ url, method: state.method, headers: sent, body, timeoutMs, signal }),
       );
       if (response.status < 500) return response;
       return new AttemptFailure(

@@ -1,7 +1,7 @@
 import {
   SpanKind,
   SpanStatusCode,
-  context,
+  propagation,
   trace,
   type Context,
   type Span,
@@ -62,20 +62,33 @@ function outcomeOfFailure(error: unknown): AttemptOutcome {
   return AttemptOutcome.NetworkError;
 }
 
-/** Starts the span of one call (every attempt and backoff of it), under the caller's active span. */
-export function startCallSpan(tracer: Tracer, upstream: string, state: CallState, parent: Context): Span {
-  return tracer.startSpan(
-    `call ${upstream}`,
-    {
-      kind: SpanKind.INTERNAL,
-      attributes: {
-        [HttpClientSpanAttribute.Upstream]: upstream,
-        'http.request.method': state.method,
-        'url.path': state.path,
-      },
-    },
-    parent,
-  );
+/** What a client's spans are made with: its tracer, the service it calls, and the span names (built once). */
+export interface ClientTracing {
+  readonly tracer: Tracer;
+  readonly upstream: string;
+  readonly callName: string;
+  readonly attemptName: string;
+}
+
+/** The {@link ClientTracing} of a client of `upstream`. */
+export function clientTracing(tracer: Tracer, upstream: string): ClientTracing {
+  return { tracer, upstream, callName: `call ${upstream}`, attemptName: `attempt ${upstream}` };
+}
+
+/**
+ * Starts the span of one call (every attempt and backoff of it), under the caller's active span; an unsampled one
+ * builds no attributes.
+ */
+export function startCallSpan(tracing: ClientTracing, state: CallState, parent: Context): Span {
+  const span = tracing.tracer.startSpan(tracing.callName, { kind: SpanKind.INTERNAL }, parent);
+  if (span.isRecording()) {
+    span.setAttributes({
+      [HttpClientSpanAttribute.Upstream]: tracing.upstream,
+      'http.request.method': state.method,
+      'url.path': state.path,
+    });
+  }
+  return span;
 }
 
 /** Ends the call span with what the call came to: the final answer's status, or the error it threw. */
@@ -84,6 +97,10 @@ export function endCallSpan(
   state: CallState,
   result: { status: number } | { error: unknown },
 ): void {
+  if (!span.isRecording()) {
+    span.end();
+    return;
+  }
   span.setAttribute(HttpClientSpanAttribute.Attempts, state.attempts);
   if (state.stoppedBy !== undefined) span.setAttribute(HttpClientSpanAttribute.StoppedBy, state.stoppedBy);
   if ('status' in result) {
@@ -99,7 +116,8 @@ export function endCallSpan(
 
 /** Records on the call span that a failed attempt will be retried, and after which backoff. */
 export function recordRetry(span: Span | undefined, info: RetryInfo): void {
-  span?.addEvent('retry', {
+  if (span?.isRecording() !== true) return;
+  span.addEvent('retry', {
     [HttpClientSpanAttribute.Attempt]: info.attempt,
     [HttpClientSpanAttribute.DelayMs]: info.delayMs,
     ...(info.status === undefined ? {} : { 'http.response.status_code': info.status }),
@@ -107,40 +125,49 @@ export function recordRetry(span: Span | undefined, info: RetryInfo): void {
   });
 }
 
+/** `server.address` and `server.port` of an attempt's URL (the port as sent: the scheme's default when absent). */
+function serverOf(url: URL): { 'server.address': string; 'server.port': number } {
+  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
+  return { 'server.address': url.hostname, 'server.port': port };
+}
+
 /**
- * Runs one attempt (`send`) inside its own span, a child of the call span: the HTTP client span of the
- * instrumentation, and so the next hop's server span, sit under it. The span says which attempt it is and what
- * it came to ({@link AttemptOutcome}); the answer or error passes through unchanged.
+ * Runs one attempt (`send`) as its own span, a child of the call span: the attempt span is the HTTP client span
+ * (kind CLIENT, OpenTelemetry's HTTP client attributes), and `headers` get its `traceparent` through the
+ * propagation API, so the next hop's server span is its child. (The HTTP instrumentation's outgoing side is off in
+ * the services: a second client span per request would only repeat this one.) It says which attempt it is and
+ * what it came to ({@link AttemptOutcome}); the answer or error passes through unchanged. An unsampled attempt
+ * builds no attributes; its context still propagates (the next hop follows the decision).
  */
 export async function tracedAttempt(
-  tracer: Tracer,
-  upstream: string,
+  tracing: ClientTracing,
   state: CallState,
   url: URL,
+  headers: Record<string, string>,
   send: () => Promise<UpstreamResponse>,
 ): Promise<UpstreamResponse> {
   const parent = state.traceContext;
   if (parent === undefined) return send();
-  const span = tracer.startSpan(
-    `attempt ${upstream}`,
-    {
-      kind: SpanKind.INTERNAL,
-      attributes: {
-        [HttpClientSpanAttribute.Upstream]: upstream,
-        [HttpClientSpanAttribute.Attempt]: state.attempts,
-        ...(state.attempts > 1 ? { 'http.request.resend_count': state.attempts - 1 } : {}),
-        'http.request.method': state.method,
-        'url.full': url.href,
-      },
-    },
-    parent,
-  );
+  const span = tracing.tracer.startSpan(tracing.attemptName, { kind: SpanKind.CLIENT }, parent);
+  propagation.inject(trace.setSpan(parent, span), headers);
+  if (!span.isRecording()) return send();
+  span.setAttributes({
+    [HttpClientSpanAttribute.Upstream]: tracing.upstream,
+    [HttpClientSpanAttribute.Attempt]: state.attempts,
+    ...(state.attempts > 1 ? { 'http.request.resend_count': state.attempts - 1 } : {}),
+    'http.request.method': state.method,
+    'url.full': url.href,
+    ...serverOf(url),
+  });
   try {
-    // The request is made in the attempt span's context: the HTTP instrumentation's client span is its child.
-    const response = await context.with(trace.setSpan(parent, span), send);
+    const response = await send();
     span.setAttribute('http.response.status_code', response.status);
     span.setAttribute(HttpClientSpanAttribute.Outcome, outcomeOfStatus(response.status));
-    if (response.status >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+    // An HTTP client span is an error from 400 on (OpenTelemetry's HTTP conventions); the outcome tells them apart.
+    if (response.status >= 400) {
+      span.setAttribute('error.type', String(response.status));
+      span.setStatus({ code: SpanStatusCode.ERROR });
+    }
     return response;
   } catch (error) {
     span.setAttribute(HttpClientSpanAttribute.Outcome, outcomeOfFailure(error));

@@ -27,13 +27,19 @@ function nameAfterRoute(
 }
 
 /**
- * HTTP (server and client spans, W3C `traceparent` in and out), ioredis and pg. Redis and SQL spans only under a
+ * HTTP server spans (W3C `traceparent` in), ioredis and pg. Not the HTTP instrumentation's outgoing side: every
+ * call a service makes goes through `@retry-safe/http-client`, whose attempt span is the HTTP client span and sends
+ * its `traceparent` itself (BullMQ, ioredis and pg speak their own protocols over sockets, not HTTP; the OTLP
+ * exporter's own requests are never traced); wrapping `http.request` as well would add a second client span per
+ * request and cost about a third of the instrumentation's time per answer (a `new URL()` per request, its
+ * attributes, its listeners). Redis and SQL spans only under a
  * span (no trace per queue poll or outbox round), and Redis statements as the command name alone: keys carry
  * idempotency keys, which never go into a span.
  */
 export function serviceInstrumentations(): NodeSDKConfiguration['instrumentations'] {
   return [
     new HttpInstrumentation({
+      disableOutgoingRequestInstrumentation: true,
       ignoreIncomingRequestHook: (request) => UNTRACED_PATHS.test(request.url ?? ''),
       applyCustomAttributesOnSpan: nameAfterRoute,
       headersToSpanAttributes: { server: SERVER_HEADERS },

@@ -1,5 +1,18 @@
-import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { InMemorySpanExporter, SimpleSpanProcessor, TracerProvider } from '@opentelemetry/sdk-trace';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  SpanKind,
+  propagation,
+  trace,
+  type Context,
+  type TextMapPropagator,
+  type TextMapSetter,
+} from '@opentelemetry/api';
+import {
+  AlwaysOffSampler,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  TracerProvider,
+} from '@opentelemetry/sdk-trace';
 import { createServiceClient, type ServiceClientOptions } from '../../src/index.js';
 import { closedAfterEach, json, problem, reset } from './support/recording-server.js';
 
@@ -80,5 +93,76 @@ describe('the client with a tracer: a span per call, a child span per attempt', 
       'server_error',
       'server_error',
     ]);
+  });
+});
+
+/** W3C `traceparent` out, nothing in: what the services' propagator writes, without the SDK's package. */
+const traceparentOut: TextMapPropagator = {
+  inject(context: Context, carrier: unknown, setter: TextMapSetter) {
+    const span = trace.getSpanContext(context);
+    if (span === undefined) return;
+    const flags = span.traceFlags.toString(16).padStart(2, '0');
+    setter.set(carrier, 'traceparent', `00-${span.traceId}-${span.spanId}-${flags}`);
+  },
+  extract: (context) => context,
+  fields: () => ['traceparent'],
+};
+
+describe('the attempt span is the HTTP client span: its traceparent goes out with the request', () => {
+  beforeAll(() => {
+    propagation.setGlobalPropagator(traceparentOut);
+  });
+  afterAll(() => propagation.disable());
+
+  it('kind CLIENT with the HTTP client attributes; each attempt sends its own span as the parent', async () => {
+    const server = await serve((n, _req, res) =>
+      n === 1 ? problem(res, 503, 'down') : json(res, 201, { id: 'ch_1' }),
+    );
+    const client = createServiceClient({ baseURL: server.url, ...fast });
+
+    await client.post('/v1/payments', { amount: 100 });
+
+    const attempts = spansNamed('attempt payments');
+    const port = Number(new URL(server.url).port);
+    expect(
+      attempts.map((span) => [
+        span.kind,
+        span.attributes['server.address'],
+        span.attributes['server.port'],
+        span.attributes['url.full'],
+        span.attributes['http.response.status_code'],
+        span.attributes['error.type'],
+        span.status.code,
+      ]),
+    ).toEqual([
+      [SpanKind.CLIENT, '127.0.0.1', port, `${server.url}/v1/payments`, 503, '503', 2],
+      [SpanKind.CLIENT, '127.0.0.1', port, `${server.url}/v1/payments`, 201, undefined, 0],
+    ]);
+    expect(server.requests.map((request) => request.headers['traceparent'])).toEqual(
+      attempts.map((span) => `00-${span.spanContext().traceId}-${span.spanContext().spanId}-01`),
+    );
+    // One client span per request: the attempt's (the HTTP instrumentation adds none in the services).
+    expect(exporter.getFinishedSpans().filter((span) => span.kind === SpanKind.CLIENT)).toHaveLength(2);
+  });
+
+  it('an unsampled call records no span and still sends its trace context, marked not sampled', async () => {
+    const unsampled = new TracerProvider({
+      sampler: new AlwaysOffSampler(),
+      spanProcessors: [new SimpleSpanProcessor({ exporter })],
+    });
+    const server = await serve((_n, _req, res) => json(res, 201, { id: 'ch_1' }));
+    const client = createServiceClient({
+      baseURL: server.url,
+      ...fast,
+      tracer: unsampled.getTracer('test'),
+    });
+
+    await client.post('/v1/payments', {});
+    await unsampled.shutdown();
+
+    expect(server.requests.map((request) => request.headers['traceparent'])).toEqual([
+      expect.stringMatching(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/),
+    ]);
+    expect(exporter.getFinishedSpans()).toEqual([]);
   });
 });
