@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { context as traceContext } from '@opentelemetry/api';
 import {
   Inject,
   Injectable,
@@ -121,7 +122,9 @@ export class RequestContextMiddleware implements NestMiddleware {
         finishedAt = preciseNow();
       });
     }
-    res.once('close', () => {
+    // Bound to the request's trace context (the server span's): `close` comes in the socket's context (nothing
+    // binds the response's listeners, otel/server-spans.ts), and the access line must carry trace_id and span_id.
+    const onClose = traceContext.bind(traceContext.active(), () => {
       // `req.route` is set once the router matched; unmatched paths share one label to bound cardinality.
       const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
       const status = res.writableFinished ? String(res.statusCode) : 'aborted';
@@ -152,6 +155,7 @@ export class RequestContextMiddleware implements NestMiddleware {
         });
       }
     });
+    res.once('close', onClose);
     withLogContext({ requestId }, next);
   }
 

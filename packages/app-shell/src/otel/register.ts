@@ -1,8 +1,9 @@
 // The telemetry hook: `node --import @retry-safe/app-shell/otel dist/main.js`. It runs before the app, so that
-// http, ioredis and pg are instrumented when the app imports them: it registers the ESM loader hook that lets the
+// ioredis and pg are instrumented when the app imports them: it registers the ESM loader hook that lets the
 // instrumentations patch ES modules, and starts the OpenTelemetry SDK (W3C trace context, no metrics, no logs)
 // with a span processor that exports nothing and a sampler that records nothing until the app's config names an
-// endpoint (`exportTraces`, called by `bootstrap`). It reads no environment variable of its own.
+// endpoint (`exportTraces`, called by `bootstrap`, which also gives the app's server its server spans). It reads
+// no environment variable of its own.
 import { readFileSync } from 'node:fs';
 import { register } from 'node:module';
 import { dirname, join } from 'node:path';

@@ -5,7 +5,8 @@ import type { Server } from 'node:http';
 import { ConfigError } from '../env.js';
 import type { ListenConfig } from '../env.js';
 import { ShutdownState } from '../health/shutdown-state.js';
-import { exportTraces, flushTraces } from '../otel/trace-export.js';
+import { exportTraces, flushTraces, isTracing } from '../otel/trace-export.js';
+import { traceServerRequests } from '../otel/server-spans.js';
 import { drainServer } from './drain.js';
 import { createNestLogger, type ShellLoggerOptions } from '../logging/shell-logger.js';
 import { LOGGING_OPTIONS } from './app-shell.module.js';
@@ -69,6 +70,8 @@ async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Prom
   app.set('etag', false);
   if (options.securityHeaders === true) app.useSecurityHeaders();
   options.configureServer?.(app.getHttpServer());
+  // With the telemetry hook loaded: a server span per request (recorded once an exporter is attached).
+  if (isTracing()) traceServerRequests(app.getHttpServer());
   let stopping: Promise<void> | undefined;
   for (const signal of SHUTDOWN_SIGNALS) {
     process.on(signal, () => {

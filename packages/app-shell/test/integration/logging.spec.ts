@@ -1,32 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server } from 'node:http';
 import { Writable } from 'node:stream';
+import { waitFor } from '@retry-safe/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
-import {
-  Body,
-  Controller,
-  Injectable,
-  Logger,
-  Module,
-  Param,
-  Post,
-  type INestApplication,
-  type MiddlewareConsumer,
-  type NestMiddleware,
-  type NestModule,
-} from '@nestjs/common';
+import { Body, Controller, Logger, Module, Param, Post, Res, type INestApplication } from '@nestjs/common';
+import type { Response } from 'express';
 import { NestFactory } from '@nestjs/core';
-import {
-  ROOT_CONTEXT,
-  TraceFlags,
-  context,
-  trace,
-  type Context,
-  type ContextManager,
-} from '@opentelemetry/api';
-import type { NextFunction, Request, Response } from 'express';
+import { TraceFlags, context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import {
   LOGGING_OPTIONS,
   REDACTED,
@@ -36,56 +18,27 @@ import {
 } from '../../src/index.js';
 import { testShellModule } from './test-shell.js';
 
-/** OpenTelemetry's context on AsyncLocalStorage, as the SDK's context manager keeps it (the API alone has none). */
-class TestContextManager implements ContextManager {
-  private readonly storage = new AsyncLocalStorage<Context>();
-  active(): Context {
-    return this.storage.getStore() ?? ROOT_CONTEXT;
-  }
-  with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
-    ctx: Context,
-    fn: F,
-    thisArg?: ThisParameterType<F>,
-    ...args: A
-  ): ReturnType<F> {
-    return this.storage.run(ctx, () => fn.call(thisArg, ...args));
-  }
-  bind<T>(ctx: Context, target: T): T {
-    if (typeof target === 'function') {
-      return ((...args: unknown[]) =>
-        this.with(ctx, () => (target as (...a: unknown[]) => unknown)(...args))) as T;
-    }
-    const emitter = target as unknown as NodeJS.EventEmitter;
-    const emit = emitter.emit.bind(emitter);
-    emitter.emit = (event: string | symbol, ...args: unknown[]) => this.with(ctx, () => emit(event, ...args));
-    return target;
-  }
-  enable(): this {
-    return this;
-  }
-  disable(): this {
-    return this;
-  }
-}
+const TRACEPARENT = /^00-([0-9a-f]{32})-[0-9a-f]{16}-01$/;
 
 /**
- * What the SDK's HTTP instrumentation does for a request carrying `traceparent`: a server span in the caller's
- * trace, active for the handler and for the response's events (the access line is written on `close`).
+ * What the shell's server spans do (`traceServerRequests`) for a request carrying `traceparent`: a server span in
+ * the caller's trace, active from the server's `request` event on (before any middleware); the request and the
+ * response are not bound to it, so their events come in the socket's context.
  */
-@Injectable()
-class ServerSpanMiddleware implements NestMiddleware {
-  use(req: Request, res: Response, next: NextFunction): void {
-    const parent = /^00-([0-9a-f]{32})-[0-9a-f]{16}-01$/.exec(String(req.headers['traceparent'] ?? ''));
-    if (parent === null) return next();
+function serveInServerSpans(server: Server): void {
+  const emit = server.emit as (this: Server, event: string | symbol, ...args: unknown[]) => boolean;
+  server.emit = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
+    const req = args[0] as IncomingMessage;
+    const parent = event === 'request' ? TRACEPARENT.exec(String(req.headers['traceparent'] ?? '')) : null;
+    if (parent === null) return emit.call(this, event, ...args);
     const span = trace.wrapSpanContext({
       traceId: parent[1]!,
       spanId: `${req.headers['x-test-span'] as string}`,
       traceFlags: TraceFlags.SAMPLED,
     });
     const active = trace.setSpan(context.active(), span);
-    context.bind(active, res);
-    context.with(active, next);
-  }
+    return context.with(active, () => emit.call(this, event, ...args));
+  } as Server['emit'];
 }
 
 @Controller('things')
@@ -104,14 +57,18 @@ class ThingsController {
     });
     return { id };
   }
-}
 
-@Module({ controllers: [ThingsController], providers: [ServerSpanMiddleware] })
-class ThingsModule implements NestModule {
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(ServerSpanMiddleware).forRoutes('{*path}');
+  /** Holds the request until its client leaves: the answer's `close` then comes from the socket. */
+  @Post('held/:id')
+  async hold(@Res({ passthrough: true }) res: Response): Promise<object> {
+    this.logger.log({ msg: 'holding' });
+    await new Promise((resolve) => res.once('close', resolve));
+    return {};
   }
 }
+
+@Module({ controllers: [ThingsController] })
+class ThingsModule {}
 
 const lines: string[] = [];
 const destination = new Writable({
@@ -125,9 +82,10 @@ let app: INestApplication;
 let url: string;
 
 beforeAll(async () => {
-  context.setGlobalContextManager(new TestContextManager());
+  context.setGlobalContextManager(new AsyncLocalStorageContextManager());
   const TestModule = testShellModule('things', ThingsModule, { logging: { level: 'info', destination } });
   app = await NestFactory.create(TestModule, { ...SHELL_APP_OPTIONS, bufferLogs: true });
+  serveInServerSpans(app.getHttpServer() as Server);
   // What bootstrap does.
   app.useLogger(createNestLogger(app.get<ShellLoggerOptions>(LOGGING_OPTIONS)));
   await app.listen(0, '127.0.0.1');
@@ -220,6 +178,34 @@ describe("the shell's log lines", () => {
     for (const line of written) {
       expect(line).toMatchObject({ requestId, trace_id: traceId, span_id: spanId, trace_flags: '01' });
     }
+  });
+
+  it("carry the trace on the access line of a request its client left (written on the socket's close)", async () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const spanId = 'b9c7c989f97918e1';
+    const from = lines.length;
+    const leave = new AbortController();
+    const sent = fetch(`${url}/things/held/t1`, {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        traceparent: `00-${traceId}-b7ad6b7169203331-01`,
+        'x-test-span': spanId,
+      },
+      body: '{}',
+      signal: leave.signal,
+    }).catch(() => undefined);
+    const holding = await waitFor('the request to be held', async () => {
+      const line = linesSince(from).find((l) => l['msg'] === 'holding');
+      if (line === undefined) throw new Error('not held yet');
+      return line;
+    });
+    leave.abort();
+    await sent;
+    await accessLine(from, holding['requestId'] as string);
+
+    const access = linesSince(from).find((line) => line['msg'] === 'request');
+    expect(access).toMatchObject({ status: 'aborted', trace_id: traceId, span_id: spanId });
   });
 
   it('keep apart concurrent requests', async () => {
