@@ -2,7 +2,8 @@
  * `node bench/dist/profile-summary.js <dir> [top]`: the largest costs in the `.cpuprofile` files under `<dir>` (as
  * written by `HTTP_BENCH_CPU_PROF=<dir> pnpm bench:http`, one folder per chain and service): for each folder, the
  * share of sampled time by package (a `node_modules` package, a workspace folder, or Node itself) and the functions
- * with the most self time, and with the most total time (self + callees) outside Node's internals.
+ * with the most self time, and with the most total time (self + callees) outside Node's internals; and the share
+ * of each package with the Node work it called (what tracing costs: the OpenTelemetry packages' sum).
  */
 import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
@@ -64,6 +65,22 @@ export const COSTS: readonly (readonly [string, RegExp])[] = [
   ['incoming HTTP (node:http server)', /^node:_http_(server|incoming|common|outgoing)$/],
 ];
 
+const NODE_ITSELF = new Set(['node internals', '(native: syscalls, gc, program)']);
+
+/**
+ * The package of the innermost frame outside Node (internals, natives), so that Node's work goes to the package that
+ * asked for it (a `new URL()` to the instrumentation that parses); `(event loop, gc)` when none is on the stack.
+ */
+function callerOf(stack: readonly ProfileNode[]): string {
+  const name = stack[0]?.callFrame.functionName ?? '';
+  if (name === '(garbage collector)' || name === '(program)') return name;
+  for (const frame of stack) {
+    const pkg = packageOf(frame.callFrame.url);
+    if (!NODE_ITSELF.has(pkg)) return pkg;
+  }
+  return '(event loop, nothing of the app on the stack)';
+}
+
 function costOf(stack: readonly ProfileNode[]): string {
   for (const [name, rule] of COSTS) {
     if (stack.some((frame) => rule.test(frame.callFrame.url) || rule.test(frame.callFrame.functionName)))
@@ -84,6 +101,7 @@ function summarise(profile: CpuProfile) {
   const packages = new Map<string, number>();
   const under = new Map<string, number>();
   const costs = new Map<string, number>();
+  const callers = new Map<string, number>();
   let all = 0;
   let idle = 0;
   for (const [id, us] of selfUs) {
@@ -102,6 +120,8 @@ function summarise(profile: CpuProfile) {
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) stack.push(byId.get(at)!);
     const cost = costOf(stack);
     costs.set(cost, (costs.get(cost) ?? 0) + us);
+    const caller = callerOf(stack);
+    callers.set(caller, (callers.get(caller) ?? 0) + us);
     const seen = new Set<string>();
     const seenPackages = new Set<string>();
     for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
@@ -117,7 +137,7 @@ function summarise(profile: CpuProfile) {
       total.set(key, (total.get(key) ?? 0) + us);
     }
   }
-  return { self, total, packages, under, costs, all, idle };
+  return { self, total, packages, under, costs, callers, all, idle };
 }
 
 function top(
@@ -146,7 +166,7 @@ function main(): void {
   if (dir === undefined) throw new Error('usage: profile-summary <dir> [top]');
   const n = Number(process.argv[3] ?? 15);
   for (const file of profilesUnder(dir).sort()) {
-    const { self, total, packages, under, costs, all, idle } = summarise(
+    const { self, total, packages, under, costs, callers, all, idle } = summarise(
       JSON.parse(readFileSync(file, 'utf8')) as CpuProfile,
     );
     console.log(
@@ -155,6 +175,14 @@ function main(): void {
     console.log(`by cost (the first rule matching a frame of the sample's stack):\n${top(costs, 20, all)}`);
     console.log(`by package (self time):\n${top(packages, 12, all)}`);
     console.log(`by package, total time (the package anywhere on the stack):\n${top(under, 16, all)}`);
+    console.log(
+      `by package, with the Node work it called (the innermost frame outside Node):\n${top(callers, 16, all)}`,
+    );
+    const tracing = [...callers].filter(([pkg]) => pkg.startsWith('@opentelemetry/'));
+    const tracingUs = tracing.reduce((sum, [, us]) => sum + us, 0);
+    console.log(
+      `OpenTelemetry packages, with the Node work they called: ${((100 * tracingUs) / all).toFixed(1)} %`,
+    );
     console.log(`functions, self time:\n${top(self, n, all)}`);
     const internal = (key: string) =>
       / node:|\(program\)|\(garbage collector\)|\(root\)|processTicksAndRejections/.test(key);
