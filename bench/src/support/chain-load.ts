@@ -31,6 +31,8 @@ export interface ChainResult {
   readonly opsPerSecond: number;
   /** 2xx answers per second of each round, in round order. */
   readonly perRound: readonly number[];
+  /** The four services' CPU milliseconds per 2xx answer of each round, in round order. */
+  readonly perRoundCpu: readonly number[];
   readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number };
   readonly ok: number;
   readonly non2xx: number;
@@ -119,16 +121,18 @@ export async function runWindow(
   });
   const after = cpuSnapshot(chain, stores);
   const ok = result['2xx'];
+  const cpuMsPerOp = cpuPerAnswer(before, after, ok);
   return {
     name: scenario.name,
     chain: chain.label,
     opsPerSecond: Math.round(ok / result.duration),
     perRound: [Math.round(ok / result.duration)],
+    perRoundCpu: [cpuMsPerOp.services],
     latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99 },
     ok,
     non2xx: result.non2xx,
     errors: result.errors + result.timeouts,
-    cpuMsPerOp: cpuPerAnswer(before, after, ok),
+    cpuMsPerOp,
   };
 }
 
@@ -152,6 +156,7 @@ export function medianOf(rounds: readonly ChainResult[]): ChainResult {
     chain: first.chain,
     opsPerSecond: median((r) => r.opsPerSecond),
     perRound: rounds.map((r) => r.opsPerSecond),
+    perRoundCpu: rounds.map((r) => r.cpuMsPerOp.services),
     latencyMs: {
       p50: median((r) => r.latencyMs.p50),
       p90: median((r) => r.latencyMs.p90),

@@ -6,7 +6,7 @@ import { CHAIN_SERVICES, type Chain } from './chain-stack.js';
 export interface Comparison {
   readonly what: string;
   readonly ratio: number;
-  /** The median of the same ratio taken round by round, and its range (throughput ratios only). */
+  /** The median of the same ratio taken round by round, and its range. */
   readonly perRoundMedian?: number;
   readonly perRoundRange?: readonly [number, number];
   /** The ratio must be at least this (issue 17: 1.5x the baseline; issue 13: 0.85 of order creation without records). */
@@ -26,10 +26,13 @@ const ORDERS = 'order creation';
 /** A row of the results: a chain's label and a scenario's name. */
 type Row = readonly [chain: string, scenario: string];
 
-/** One ratio to take: row `a`'s throughput (`ops`) or service CPU per answer (`cpu`) over row `b`'s. */
+/**
+ * One ratio to take: row `a`'s throughput (`ops`), the four services' CPU per answer (`cpu`) or provider-sim's CPU
+ * per answer (`control`) over row `b`'s.
+ */
 interface Ratio {
   readonly what: string;
-  readonly of: 'ops' | 'cpu';
+  readonly of: 'ops' | 'cpu' | 'control';
   readonly a: Row;
   readonly b: Row;
   readonly atLeast?: number;
@@ -39,6 +42,7 @@ interface Ratio {
 function ratiosOf(chains: readonly Chain[]): Ratio[] {
   const ops = (what: string, a: Row, b: Row, atLeast?: number): Ratio => ({ what, of: 'ops', a, b, atLeast });
   const cpu = (what: string, a: Row, b: Row): Ratio => ({ what, of: 'cpu', a, b });
+  const control = (what: string, a: Row, b: Row): Ratio => ({ what, of: 'control', a, b });
   const ran = (label: string) => chains.some((c) => c.label === label);
   const baseline = !ran(BASELINE)
     ? []
@@ -55,7 +59,15 @@ function ratiosOf(chains: readonly Chain[]): Ratio[] {
     return [
       ops(`fresh payments/s, ${design} / untraced`, [label, FRESH], [ON, FRESH]),
       cpu(`service CPU per fresh payment, ${design} / untraced`, [label, FRESH], [ON, FRESH]),
+      // provider-sim is untraced in both chains: how far its CPU per payment moves is the run's own noise.
+      control(
+        `provider-sim CPU per fresh payment (untraced in both), ${design} chain / untraced`,
+        [label, FRESH],
+        [ON, FRESH],
+      ),
+      ops(`replays/s, ${design} / untraced`, [label, REPLAYS], [ON, REPLAYS]),
       ops(`orders created/s, ${design} / untraced`, [label, ORDERS], [ON, ORDERS]),
+      cpu(`service CPU per order, ${design} / untraced`, [label, ORDERS], [ON, ORDERS]),
     ];
   });
   return [
@@ -73,37 +85,43 @@ function ratiosOf(chains: readonly Chain[]): Ratio[] {
   ];
 }
 
-/** `a`'s throughput over `b`'s, overall and round by round; undefined when `b` answered nothing. */
-function throughputRatio(
-  what: string,
-  a: ChainResult,
-  b: ChainResult,
-  atLeast?: number,
-): Comparison | undefined {
-  if (b.opsPerSecond === 0) return undefined;
-  const ratio = round(a.opsPerSecond / b.opsPerSecond, 2);
-  // Each round's two windows ran a few seconds apart: their ratio sees the least drift of the machine's load.
-  const pairs = a.perRound.map((ops, i) => ops / Math.max(1, b.perRound[i] ?? 0)).sort((x, y) => x - y);
-  const perRound = round(pairs[Math.floor(pairs.length / 2)] ?? Number.NaN, 2);
+/**
+ * The median and range of `a[i] / b[i]` over the rounds: each round's two windows ran a few seconds apart, so
+ * their ratio sees the least drift of the machine's load.
+ */
+function perRoundRatios(
+  a: readonly number[],
+  b: readonly number[],
+): Pick<Comparison, 'perRoundMedian' | 'perRoundRange'> {
+  const pairs = a.map((x, i) => x / Math.max(Number.MIN_VALUE, b[i] ?? 0)).sort((x, y) => x - y);
   return {
-    what,
-    ratio,
-    perRoundMedian: perRound,
+    perRoundMedian: round(pairs[Math.floor(pairs.length / 2)] ?? Number.NaN, 2),
     perRoundRange: [round(pairs[0] ?? Number.NaN, 2), round(pairs.at(-1) ?? Number.NaN, 2)],
-    ...(atLeast === undefined ? {} : { atLeast, met: ratio >= atLeast }),
   };
+}
+
+/** `a`'s figure over `b`'s (with the rounds' ratios where each round kept it); undefined when `b`'s is 0. */
+function ratioOf({ what, of, atLeast }: Ratio, a: ChainResult, b: ChainResult): Comparison | undefined {
+  if (of === 'control') {
+    const ratio = (a.cpuMsPerOp['provider-sim'] ?? NaN) / (b.cpuMsPerOp['provider-sim'] ?? NaN);
+    return Number.isFinite(ratio) ? { what, ratio: round(ratio, 2) } : undefined;
+  }
+  const [x, y, rounds] =
+    of === 'ops'
+      ? [a.opsPerSecond, b.opsPerSecond, perRoundRatios(a.perRound, b.perRound)]
+      : [a.cpuMsPerOp.services, b.cpuMsPerOp.services, perRoundRatios(a.perRoundCpu, b.perRoundCpu)];
+  if (y === 0) return undefined;
+  const ratio = round(x / y, 2);
+  return { what, ratio, ...rounds, ...(atLeast === undefined ? {} : { atLeast, met: ratio >= atLeast }) };
 }
 
 /** Ratios between rows of the same run (a ratio whose rows did not run is left out). */
 export function comparisonsOf(results: readonly ChainResult[], chains: readonly Chain[]): Comparison[] {
   const find = ([chain, name]: Row) => results.find((r) => r.chain === chain && r.name === name);
-  return ratiosOf(chains).flatMap(({ what, of, a: rowA, b: rowB, atLeast }) => {
-    const a = find(rowA);
-    const b = find(rowB);
-    if (a === undefined || b === undefined) return [];
-    if (of === 'ops') return throughputRatio(what, a, b, atLeast) ?? [];
-    if (b.cpuMsPerOp.services === 0) return [];
-    return [{ what, ratio: round(a.cpuMsPerOp.services / b.cpuMsPerOp.services, 2) }];
+  return ratiosOf(chains).flatMap((ratio) => {
+    const a = find(ratio.a);
+    const b = find(ratio.b);
+    return a === undefined || b === undefined ? [] : (ratioOf(ratio, a, b) ?? []);
   });
 }
 
