@@ -17,11 +17,16 @@
  *   hook, spans exported to a local sink), once with every trace recorded and once with one in ten
  *   (`TRACES_SAMPLE_RATIO=0.1`), against the untraced chain of the same run. The other chains load no hook.
  *
+ * - with `HTTP_BENCH_CONTROL=1`: the coordinator-on chain once more, last in every round, against the first (an A/A
+ *   pair: how far two identical chains measured in the same run differ, the noise every other ratio carries).
+ *
  * Optional: HTTP_BENCH_SECONDS (per scenario, default 25, split over HTTP_BENCH_ROUNDS, default 5, interleaved),
  * HTTP_BENCH_WARMUP_SECONDS (per scenario, default 2: a process's CPU per answer falls for seconds while the JIT
  * warms up),
- * HTTP_BENCH_CONNECTIONS (default 32), HTTP_BENCH_CPU_PROF=<dir> (every service runs with `--cpu-prof` into it;
- * `node bench/dist/profile-summary.js <dir>` prints the largest costs). Writes bench/results/http.json.
+ * HTTP_BENCH_CONNECTIONS (default 32), HTTP_BENCH_RATE (requests per second in all: a fixed rate instead of as fast
+ * as the chain answers, for CPU per answer at the same load), HTTP_BENCH_CPU_PROF=<dir> (every service runs with
+ * `--cpu-prof` into it; `node bench/dist/profile-summary.js <dir>` prints the largest costs). Writes
+ * bench/results/http.json.
  */
 import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
@@ -45,6 +50,7 @@ import { parentOf } from './support/proc-cpu.js';
 import { startSpanSink } from './support/span-sink.js';
 
 const ON_LABEL = 'this tree, coordinator on';
+const AGAIN_LABEL = `${ON_LABEL}, again`;
 
 const PAYMENT_BODY = JSON.stringify({ amount: 100, currency: 'EUR' });
 const ORDER_BODY = JSON.stringify({ amount: 5000, currency: 'EUR' });
@@ -66,7 +72,8 @@ type ChainDesign = Omit<ChainOptions, 'redisUrl' | 'postgresUrl' | 'cpuProfDir'>
 
 /**
  * The chains of this run: this tree with the coordinator on and off; the baseline checkout, if any; this tree with
- * `HTTP_BENCH_NODE_ARGS`, if set; this tree traced into `sinkUrl` (every trace, then one in ten), if tracing.
+ * `HTTP_BENCH_NODE_ARGS`, if set; this tree traced into `sinkUrl` (every trace, then one in ten), if tracing; the
+ * first again, with `HTTP_BENCH_CONTROL=1`.
  */
 function designsOf(
   baseline: string | undefined,
@@ -97,6 +104,10 @@ function designsOf(
           },
         ]),
     ...(sinkUrl === undefined ? [] : [traced(1), traced(0.1)]),
+    // HTTP_BENCH_CONTROL=1: the first design again, measured last in every round (an A/A pair: the run's noise).
+    ...(process.env['HTTP_BENCH_CONTROL'] === '1'
+      ? [{ label: AGAIN_LABEL, root: repoRoot(), coordinator: true }]
+      : []),
   ];
 }
 

@@ -1,6 +1,7 @@
 /** One measured window of `pnpm bench:http`: autocannon on the gateway, and the CPU every process spent meanwhile. */
 import autocannon from 'autocannon';
 import { BENCH_TENANT, CHAIN_SERVICES, type Chain, type ChainService } from './chain-stack.js';
+import { positiveInt } from './env.js';
 import { cpuMsOf, treeCpuDelta, treeCpuMs } from './proc-cpu.js';
 
 /** What a scenario sends: each request gets the next path, body and key. */
@@ -44,6 +45,8 @@ export interface ChainResult {
     readonly postgres: number | undefined;
   };
 }
+
+const RATE = process.env['HTTP_BENCH_RATE'] ? positiveInt('HTTP_BENCH_RATE', 1) : undefined;
 
 const HEADERS = {
   'content-type': 'application/json',
@@ -89,7 +92,12 @@ function cpuPerAnswer(before: CpuSnapshot, after: CpuSnapshot, ok: number): Chai
   };
 }
 
-/** Runs `scenario` for `seconds` at `connections`, reading every process' CPU time before and after. */
+/**
+ * Runs `scenario` for `seconds` at `connections`, reading every process' CPU time before and after. With
+ * `HTTP_BENCH_RATE` (requests per second in all), the load is that rate instead of as fast as the chain answers:
+ * every chain then answers the same number of requests in the same time, so their CPU per answer compares work
+ * alone (a slower chain gets fewer requests per event-loop turn, and each costs it more).
+ */
 export async function runWindow(
   scenario: ChainScenario,
   seconds: number,
@@ -101,6 +109,7 @@ export async function runWindow(
   const result = await autocannon({
     url: chain.gatewayUrl,
     connections,
+    ...(RATE === undefined ? {} : { overallRate: RATE }),
     duration: seconds,
     requests: [
       {

@@ -18,6 +18,7 @@ const ON = 'this tree, coordinator on';
 const OFF = 'this tree, coordinator off';
 const BASELINE = 'baseline, coordinator on';
 const TRACED = `${ON}, traced`;
+const AGAIN = `${ON}, again`;
 
 const FRESH = 'fresh payments';
 const REPLAYS = 'replays';
@@ -70,6 +71,17 @@ function ratiosOf(chains: readonly Chain[]): Ratio[] {
       cpu(`service CPU per order, ${design} / untraced`, [label, ORDERS], [ON, ORDERS]),
     ];
   });
+  // HTTP_BENCH_CONTROL=1: the same chain measured last in every round; its ratios are the run's own noise.
+  const again = !ran(AGAIN)
+    ? []
+    : [
+        ops('fresh payments/s, the same chain again (last) / first (A/A)', [AGAIN, FRESH], [ON, FRESH]),
+        cpu(
+          'service CPU per fresh payment, the same chain again (last) / first (A/A)',
+          [AGAIN, FRESH],
+          [ON, FRESH],
+        ),
+      ];
   return [
     ...baseline,
     ops('fresh payments/s, coordinator on / off', [ON, FRESH], [OFF, FRESH]),
@@ -82,6 +94,7 @@ function ratiosOf(chains: readonly Chain[]): Ratio[] {
     cpu('service CPU per order, with the record / without', [ON, ORDERS], [OFF, ORDERS]),
     ops('replays/s / fresh payments/s (coordinator on)', [ON, REPLAYS], [ON, FRESH]),
     ...traced,
+    ...again,
   ];
 }
 
