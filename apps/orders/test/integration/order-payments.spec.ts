@@ -44,6 +44,15 @@ describe('paying an order: checks in order, every attempt passed on to payments,
         .count,
     );
 
+  /** The key's record completed by the coordinator's claim (its owner is not the one statement's), applied once. */
+  const expectClaimedAndAppliedOnce = async (key: string, orderId: string, amount: number) => {
+    expect(await recordOf(key)).toEqual([
+      { owner: expect.not.stringMatching(/^orders\./), state: 'c', payload: expect.any(String) },
+    ]);
+    expect(await orderOf(orderId)).toMatchObject({ paidAmount: amount });
+    expect(await chargeRows(orderId)).toBe(1);
+  };
+
   beforeEach(() => {
     payments.calls.length = 0;
     payments.answer = undefined;
@@ -116,12 +125,7 @@ describe('paying an order: checks in order, every attempt passed on to payments,
     );
     const again = await pay(orderId, 'p-released', { amount: 200, currency: 'EUR' });
     expect([again.status, again.text]).toEqual([201, first.text]);
-    const records = await recordOf('p-released');
-    expect(records).toEqual([
-      { owner: expect.not.stringMatching(/^orders\./), state: 'c', payload: expect.any(String) },
-    ]);
-    expect(await orderOf(orderId)).toMatchObject({ paidAmount: 200 });
-    expect(await chargeRows(orderId)).toBe(1);
+    await expectClaimedAndAppliedOnce('p-released', orderId, 200);
   });
 
   it('applies a Charge that payments replays (orders died before applying it) through the claim path, once', async () => {
@@ -135,12 +139,7 @@ describe('paying an order: checks in order, every attempt passed on to payments,
       'true',
       charge.id,
     ]);
-    const records = await recordOf('p-replayed');
-    expect(records).toEqual([
-      { owner: expect.not.stringMatching(/^orders\./), state: 'c', payload: expect.any(String) },
-    ]);
-    expect(await orderOf(orderId)).toMatchObject({ paidAmount: 250 });
-    expect(await chargeRows(orderId)).toBe(1);
+    await expectClaimedAndAppliedOnce('p-replayed', orderId, 250);
   });
 
   it('applies a Charge once when retries of its key race', async () => {
