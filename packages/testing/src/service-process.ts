@@ -22,7 +22,11 @@ export interface ServiceProcessOptions {
   logs?: boolean;
   /** @default '/health' */
   healthPath?: string;
-  /** @default 15_000 */
+  /**
+   * How long the start may take: a stack starts four to six of these at once on a small machine, and a start that
+   * times out is a failed test that says nothing about the code.
+   * @default 45_000
+   */
   startTimeoutMs?: number;
   /**
    * Start it as its `start` script does, with the telemetry hook (`--import @retry-safe/app-shell/otel`, resolved
@@ -53,7 +57,7 @@ export interface ServiceProcess {
 
 /** Starts a built service in a child process and waits until its health endpoint answers 200. */
 export async function startServiceProcess(options: ServiceProcessOptions): Promise<ServiceProcess> {
-  const { name, entry, port, healthPath = '/health', startTimeoutMs = 15_000 } = options;
+  const { name, entry, port, healthPath = '/health', startTimeoutMs = 45_000 } = options;
   const logs = options.logs ?? process.env['E2E_LOGS'] === '1';
   let child: ChildProcess | undefined;
   let buffer = '';
@@ -80,7 +84,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
         const res = await fetch(`${url}${healthPath}`);
         if (res.status !== 200) throw new Error(`${name} health ${res.status}`);
       },
-      { timeoutMs: startTimeoutMs },
+      { timeoutMs: startTimeoutMs, intervalMs: 50 },
     ).catch((error: unknown) => {
       proc.kill('SIGKILL');
       throw error;

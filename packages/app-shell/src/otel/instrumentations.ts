@@ -1,6 +1,6 @@
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
+import type { Instrumentation } from '@opentelemetry/instrumentation';
 
 /**
  * ioredis and pg: their spans only under a span (no trace per queue poll or outbox round), Redis statements as the
@@ -13,7 +13,7 @@ import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
  * protocols, not HTTP; the OTLP exporter's requests are never traced). The HTTP instrumentation would add a second
  * client span per request, and build every server span's attributes whether it is recorded or not.
  */
-export function serviceInstrumentations(): NodeSDKConfiguration['instrumentations'] {
+export function serviceInstrumentations(): Instrumentation[] {
   return [
     new IORedisInstrumentation({
       requireParentSpan: true,
