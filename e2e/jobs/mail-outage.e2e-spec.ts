@@ -1,7 +1,9 @@
 /**
  * Issue 15's scenario on a whole stack (gateway -> orders -> BullMQ -> invoice-worker -> provider-sim), from its
- * shared definition (e2e/scenarios/mail-outage.scenario.ts, the table `pnpm demo` prints). The outage is shortened
- * to {@link OUTAGE_MS}, still longer than the producer's 5 attempts from 1 s; the worker's cap to {@link CAP_MS}.
+ * shared definition (e2e/scenarios/mail-outage.scenario.ts, the table `pnpm demo` prints). The clock is scaled
+ * down: the producer's 5 attempts start from {@link JOB_BACKOFF_MS} instead of 1 s (their delays add up to at most
+ * 1.5 s instead of 15 s), the outage lasts {@link OUTAGE_MS}, still longer than those, and the worker's cap is
+ * {@link CAP_MS}.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
@@ -15,8 +17,9 @@ import {
 } from '@retry-safe/scenarios';
 import { rowOf } from '../support/scenario-rows.js';
 
-const OUTAGE_MS = 22_000;
-const CAP_MS = 2_000;
+const JOB_BACKOFF_MS = 100;
+const OUTAGE_MS = 4_000;
+const CAP_MS = 1_000;
 /** One send's budget (the mail client's default 5 s attempt timeout is far above what a healthy send takes). */
 const SEND_ALLOWANCE_MS = 1_000;
 const scenario = mailOutageScenario({ outageMs: OUTAGE_MS, settleMs: 30_000 });
@@ -25,7 +28,10 @@ describe('mail-outage: the provider is down while 10 invoices are requested', ()
   let stack: Stack;
 
   beforeAll(async () => {
-    stack = await startStack({ worker: { WORKER_BACKOFF_CAP_MS: String(CAP_MS) } });
+    stack = await startStack({
+      orders: { INVOICE_JOB_BACKOFF_MS: String(JOB_BACKOFF_MS) },
+      worker: { WORKER_BACKOFF_CAP_MS: String(CAP_MS) },
+    });
   });
 
   afterAll(async () => {

@@ -102,6 +102,12 @@ describe('traces: one client action, one trace', () => {
     expect(tokens.size).toBe(1);
     const providerCall = trace.child(coordinated[0] as CollectedSpan, 'call provider');
     expect(trace.attemptThatSent(charges[0] as CollectedSpan)?.parentSpanId).toBe(providerCall.spanId);
+
+    // The instrumented libraries, loaded by ES modules and still patched: payments' record goes through ioredis,
+    // orders' order and Charge through pg, each a client span in the trace.
+    const databases = (service: string) =>
+      new Set(trace.of(service, { kind: 'client' }).map((span) => span.attributes['db.system.name']));
+    expect([databases('payments').has('redis'), databases('orders').has('postgresql')]).toEqual([true, true]);
   });
 
   it('jobs: an invoice whose first acknowledgement failed is one trace: the request, two deliveries, one email', async () => {

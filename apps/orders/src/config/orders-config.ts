@@ -50,6 +50,7 @@ const EnvSchema = z
     BULLMQ_PREFIX: envBullmqPrefix(64).default('bull'),
     OUTBOX_POLL_MS: envInt(10, 60_000).default(1_000),
     OUTBOX_BATCH_SIZE: envInt(1, 1_000).default(100),
+    INVOICE_JOB_BACKOFF_MS: envInt(10, 60_000).default(1_000),
     ...upstreamEnv(),
     ...inboundEnv(),
   })
@@ -93,9 +94,10 @@ export interface OrdersConfig extends ListenConfig, InboundConfig {
   readonly bullmqPrefix: string;
   /**
    * The invoice relay: `OUTBOX_POLL_MS` (default 1000), how often it looks for unpublished rows besides being woken
-   * by `NOTIFY` on every commit; `OUTBOX_BATCH_SIZE` (default 100), rows one relay transaction publishes at most.
+   * by `NOTIFY` on every commit; `OUTBOX_BATCH_SIZE` (default 100), rows one relay transaction publishes at most;
+   * `INVOICE_JOB_BACKOFF_MS` (default 1000), the first of the 5 exponential backoffs a published job carries.
    */
-  readonly outbox: { readonly pollMs: number; readonly batchSize: number };
+  readonly outbox: { readonly pollMs: number; readonly batchSize: number; readonly jobBackoffMs: number };
   /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to payments. */
   readonly upstream: UpstreamConfig;
 }
@@ -121,7 +123,11 @@ export const loadOrdersConfig: ConfigLoader<OrdersConfig> = configLoader(
       commandTimeoutMs: e.IDEMPOTENCY_COMMAND_TIMEOUT_MS,
     },
     bullmqPrefix: e.BULLMQ_PREFIX,
-    outbox: { pollMs: e.OUTBOX_POLL_MS, batchSize: e.OUTBOX_BATCH_SIZE },
+    outbox: {
+      pollMs: e.OUTBOX_POLL_MS,
+      batchSize: e.OUTBOX_BATCH_SIZE,
+      jobBackoffMs: e.INVOICE_JOB_BACKOFF_MS,
+    },
     upstream: upstreamConfigOf(e),
   }),
 );

@@ -23,7 +23,8 @@ import { InvoicesRepository, OUTBOX_CHANNEL } from './invoices.repository.js';
  * to the queue with the row's `delivery_id` as the job id, mark them published. Killed after adding and before the
  * commit, the rows stay unpublished and are added again: BullMQ ignores an add whose job id exists, so the queue
  * still holds one job per row. Safe on several replicas: a row locked by one relay is skipped by the others.
- * Jobs retry 5 times with exponential backoff and full jitter (up to 1 s, 2 s, 4 s...) when the worker fails them;
+ * Jobs retry 5 times with exponential backoff and full jitter (up to 1 s, 2 s, 4 s... from `INVOICE_JOB_BACKOFF_MS`)
+ * when the worker fails them;
  * once those are spent, the worker's retry horizon keeps a transiently failing job alive (24 h by default).
  */
 @Injectable()
@@ -51,7 +52,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
       defaultJobOptions: {
         attempts: 5,
         // jitter 1: each delay drawn in [0, 2^n s], so jobs that failed together do not come back together.
-        backoff: { type: 'exponential', delay: 1_000, jitter: 1 },
+        backoff: { type: 'exponential', delay: config.outbox.jobBackoffMs, jitter: 1 },
         // Keep finished jobs for a day (the receipts are worth inspecting), bounded in number.
         removeOnComplete: { age: 86_400, count: 10_000 },
         removeOnFail: { age: 7 * 86_400 },

@@ -17,7 +17,7 @@ describe('loadOrdersConfig', () => {
       databasePoolSize: 10,
       idempotency: { enabled: true, ttlMs: 3_600_000, commandTimeoutMs: 1_000 },
       bullmqPrefix: 'bull',
-      outbox: { pollMs: 1_000, batchSize: 100 },
+      outbox: { pollMs: 1_000, batchSize: 100, jobBackoffMs: 1_000 },
       upstream: { retries: 3, attemptTimeoutMs: 5_000 },
       ...INTERNAL_SERVICE_DEFAULTS,
     });
@@ -42,6 +42,7 @@ describe('loadOrdersConfig', () => {
         UPSTREAM_RETRIES: '-1',
         DATABASE_URL: 'mysql://127.0.0.1/retry_safe',
         DATABASE_POOL_SIZE: '0',
+        INVOICE_JOB_BACKOFF_MS: '5',
       });
     expect(load).toThrow(ConfigError);
     expect(load).toThrow(/ORDERS_PORT="abc": must be a number/);
@@ -53,6 +54,7 @@ describe('loadOrdersConfig', () => {
       /DATABASE_URL="mysql:\/\/127.0.0.1\/retry_safe": must be a postgres:\/\/ or postgresql:\/\/ URL/,
     );
     expect(load).toThrow(/DATABASE_POOL_SIZE="0": must be between 1 and 100/);
+    expect(load).toThrow(/INVOICE_JOB_BACKOFF_MS="5": must be between 10 and 60000/);
   });
 
   it('reads Redis Cluster nodes, and then wants a hash tag in the queue prefix', () => {

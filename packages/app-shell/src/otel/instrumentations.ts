@@ -3,6 +3,13 @@ import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
 import type { Instrumentation } from '@opentelemetry/instrumentation';
 
 /**
+ * The CommonJS packages {@link serviceInstrumentations} patch, by the name an app requires them by. The
+ * instrumentations hook `require`; an ES module's `import` of a CommonJS package does not go through it, so the
+ * telemetry hook requires these first (the import then gets the loaded, patched module).
+ */
+export const INSTRUMENTED_PACKAGES = ['ioredis', 'pg'] as const;
+
+/**
  * ioredis and pg: their spans only under a span (no trace per queue poll or outbox round), Redis statements as the
  * command name alone (keys carry idempotency keys, which never go into a span), and no span per pool checkout
  * (`pg-pool.connect`: one per transaction, saying nothing the query spans do not).
