@@ -19,7 +19,7 @@ import { rowOf } from '../support/scenario-rows.js';
 
 const JOB_BACKOFF_MS = 100;
 const OUTAGE_MS = 4_000;
-const CAP_MS = 1_000;
+const CAP_MS = 2_000;
 /** One send's budget (the mail client's default 5 s attempt timeout is far above what a healthy send takes). */
 const SEND_ALLOWANCE_MS = 1_000;
 const scenario = mailOutageScenario({ outageMs: OUTAGE_MS, settleMs: 30_000 });
