@@ -79,7 +79,11 @@ export async function startJobsStack(
   options: { faults?: boolean } = {},
 ): Promise<JobsStack> {
   const redis = await startRedis();
-  const provider = await startProvider('provider-sim', dedup, options);
+  // A provider that fails to start must not leave the private Redis running (Jest would not exit).
+  const provider = await startProvider('provider-sim', dedup, options).catch(async (error: unknown) => {
+    await redis.close();
+    throw error;
+  });
   return {
     redis,
     provider,

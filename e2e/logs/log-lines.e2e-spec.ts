@@ -93,8 +93,18 @@ describe('log lines of a real stack', () => {
       requestIds.push(res.headers['x-request-id'] as string);
     }
 
-    await waitFor('every access line of the gateway', async () => {
-      for (const id of requestIds) if (accessLines('gateway', id).length !== 1) throw new Error(id);
+    // Every hop writes its access line when its own response closes, and each process's output arrives through
+    // its own pipe: the gateway's lines being in says nothing about the lines of the hops behind it.
+    const [, paidId, replayedId, reusedId, , overrideId, regeneratedId] = requestIds;
+    const reached: Record<'gateway' | 'orders' | 'payments' | 'provider', (string | undefined)[]> = {
+      gateway: requestIds,
+      orders: requestIds.filter((id) => id !== overrideId),
+      payments: [paidId, replayedId, reusedId, regeneratedId],
+      provider: [paidId],
+    };
+    await waitFor('every access line of every hop', async () => {
+      for (const [service, ids] of Object.entries(reached) as [keyof typeof reached, string[]][])
+        for (const id of ids) if (accessLines(service, id).length !== 1) throw new Error(`${service} ${id}`);
     });
     await waitFor("the worker's delivery line", async () => {
       if (!linesSince('worker').some((line) => line['msg'] === 'invoice sent')) throw new Error('not yet');
