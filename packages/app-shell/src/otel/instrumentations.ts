@@ -1,6 +1,6 @@
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { PgInstrumentation } from '@opentelemetry/instrumentation-pg';
-import type { Instrumentation } from '@opentelemetry/instrumentation';
+import type { NodeSDKConfiguration } from '@opentelemetry/sdk-node';
 
 /**
  * The CommonJS packages {@link serviceInstrumentations} patch, by the name an app requires them by. The
@@ -20,7 +20,7 @@ export const INSTRUMENTED_PACKAGES = ['ioredis', 'pg'] as const;
  * protocols, not HTTP; the OTLP exporter's requests are never traced). The HTTP instrumentation would add a second
  * client span per request, and build every server span's attributes whether it is recorded or not.
  */
-export function serviceInstrumentations(): Instrumentation[] {
+export function serviceInstrumentations(): NodeSDKConfiguration['instrumentations'] {
   return [
     new IORedisInstrumentation({
       requireParentSpan: true,

@@ -1,13 +1,8 @@
 // The telemetry hook: `node --import @retry-safe/app-shell/otel dist/main.js`. It runs before the app, so that
 // ioredis and pg are instrumented when the app imports them, and starts the OpenTelemetry SDK (W3C trace context,
-// no metrics, no logs)
-// with a span processor that exports nothing and a sampler that records nothing until the app's config names an
+// no metrics, no logs) with a span processor that exports nothing and a sampler that records nothing until the app's config names an
 // endpoint (`exportTraces`, called by `bootstrap`, which also gives the app's server its server spans). It reads
-// no environment variable of its own (the resource's env detector reads OTEL_RESOURCE_ATTRIBUTES, as the SDK's).
-//
-// It assembles the tracing part of the SDK itself rather than starting `NodeSDK`: that one imports every exporter
-// it could build from the environment (OTLP over gRPC, protobuf and JSON for traces, metrics and logs, Zipkin,
-// Prometheus) before it reads a setting, and every service and every restart in the tests paid for that load.
+// no environment variable of its own.
 //
 // No ESM loader hook (import-in-the-middle's) is registered: it would send every module of the app through a
 // second thread at start-up, about 0.6 s of each service's 1.5 s start. The two instrumented libraries are
@@ -17,20 +12,7 @@ import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { isMainThread } from 'node:worker_threads';
-import { context, propagation, trace } from '@opentelemetry/api';
-import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import { registerInstrumentations } from '@opentelemetry/instrumentation';
-import {
-  detectResources,
-  envDetector,
-  hostDetector,
-  osDetector,
-  processDetector,
-  resourceFromAttributes,
-  serviceInstanceIdDetector,
-} from '@opentelemetry/resources';
-import { TracerProvider } from '@opentelemetry/sdk-trace';
+import { NodeSDK, core } from '@opentelemetry/sdk-node';
 import { INSTRUMENTED_PACKAGES, serviceInstrumentations } from './instrumentations.js';
 import { DeferredSampler, DeferredSpanProcessor, tracingStarted } from './trace-export.js';
 
@@ -68,16 +50,16 @@ function preloadInstrumented(entry: string | undefined, packages: readonly strin
 if (isMainThread) {
   const processor = new DeferredSpanProcessor();
   const sampler = new DeferredSampler();
-  // The order NodeSDK starts them in: instrumentations patch first (their tracers resolve the provider lazily),
-  // then the context manager, the propagator, and the provider.
-  registerInstrumentations({ instrumentations: serviceInstrumentations() });
-  preloadInstrumented(process.argv[1], INSTRUMENTED_PACKAGES);
-  context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
-  const detected = detectResources({
-    detectors: [hostDetector, osDetector, serviceInstanceIdDetector, processDetector, envDetector],
+  const sdk = new NodeSDK({
+    serviceName: serviceNameOf(process.argv[1]),
+    spanProcessors: [processor],
+    sampler,
+    metricReaders: [],
+    logRecordProcessors: [],
+    textMapPropagator: new core.W3CTraceContextPropagator(),
+    instrumentations: serviceInstrumentations(),
   });
-  const resource = detected.merge(resourceFromAttributes({ 'service.name': serviceNameOf(process.argv[1]) }));
-  trace.setGlobalTracerProvider(new TracerProvider({ resource, sampler, spanProcessors: [processor] }));
+  sdk.start();
+  preloadInstrumented(process.argv[1], INSTRUMENTED_PACKAGES);
   tracingStarted(processor, sampler);
 }

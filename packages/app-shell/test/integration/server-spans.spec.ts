@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { SpanKind, context, propagation, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { W3CTraceContextPropagator } from '@opentelemetry/core';
+import { core } from '@opentelemetry/sdk-node';
 import {
   InMemorySpanExporter,
   ParentBasedSampler,
@@ -43,7 +43,7 @@ let url: string;
 
 beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager());
-  propagation.setGlobalPropagator(new W3CTraceContextPropagator());
+  propagation.setGlobalPropagator(new core.W3CTraceContextPropagator());
   server = createServer(handle);
   traceServerRequests(server, provider.getTracer('test'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

@@ -1,15 +1,15 @@
 import type pg from 'pg';
 import type { InsertCompletedRequest, SqlTransaction, TransactionBoundStore } from '../transactional.js';
-import type {
-  ClaimRequest,
-  ClaimResult,
-  CompleteRequest,
-  RecordId,
-  ReleaseRequest,
-  RenewRequest,
-  StoreIfAbsentRequest,
+import {
+  ClaimStatus,
+  type ClaimRequest,
+  type ClaimResult,
+  type CompleteRequest,
+  type RecordId,
+  type ReleaseRequest,
+  type RenewRequest,
+  type StoreIfAbsentRequest,
 } from '../store.js';
-import { ClaimStatus } from '../store.js';
 import { claimResultOf, flagOf } from '../store-replies.js';
 import { PG_RECORD_FORMAT_VERSION, type SchemaNames, type StateChange } from './schema.js';
 import { storeErrorOf } from './sql-errors.js';
