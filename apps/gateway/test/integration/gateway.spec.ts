@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MetricsListener } from '@retry-safe/app-shell';
+import { expectProblemAnswer } from '@retry-safe/testing/jest';
 import request from 'supertest';
 import { TENANT, TOKEN, useGatewayApp } from './gateway.app.js';
 
@@ -143,11 +144,7 @@ describe('gateway in-process, orders replaced', () => {
         .set('Idempotency-Key', 'k-unauthenticated')
         .set('Content-Type', 'application/json');
       const res = await (auth === undefined ? req : req.set('Authorization', auth)).send(body);
-      expect([res.status, res.headers['content-type'], res.body.code]).toEqual([
-        401,
-        'application/problem+json; charset=utf-8',
-        'unauthorized',
-      ]);
+      expectProblemAnswer(res, 401, 'unauthorized');
       expect(orders.calls).toEqual([]);
     },
   );

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import type { INestApplication } from '@nestjs/common';
 import { INVOICES_QUEUE, InvoiceJobSchema, MAX_INVOICE_VERSION } from '@retry-safe/contracts';
 import { TEST_INTERNAL_AUTHORIZATION, TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
+import { expectProblemAnswer } from '@retry-safe/testing/jest';
 import { Queue } from 'bullmq';
 import request from 'supertest';
 import { OutboxRelay } from '../../src/invoices/outbox-relay.service.js';
@@ -97,11 +98,7 @@ describe('orders in-process on a real Redis and Postgres, payments replaced', ()
       .set('Idempotency-Key', 'k-untrusted')
       .set('Content-Type', 'application/json');
     const res = await (auth === undefined ? req : req.set('Authorization', auth)).send('{bad');
-    expect([res.status, res.headers['content-type'], res.body.code]).toEqual([
-      401,
-      'application/problem+json; charset=utf-8',
-      'unauthorized',
-    ]);
+    expectProblemAnswer(res, 401, 'unauthorized');
     expect(payments.calls).toEqual([]);
   });
 
