@@ -9,6 +9,7 @@ import {
   type AttemptInfo,
   type ServiceClientOptions,
 } from '../../src/index.js';
+import { clientRecordingAttempts } from './support/recording-client.js';
 import { closedAfterEach, json, problem, reset } from './support/recording-server.js';
 
 const { serve, track } = closedAfterEach();
@@ -117,12 +118,10 @@ describe('the retry budget', () => {
 describe('deadlines shrink along the chain', () => {
   it('sends each attempt its own end minus the margin, below the call deadline and below its timeout', async () => {
     const server = await serve((n, req, res) => (n === 1 ? reset(req) : json(res, 200, {})));
-    const attempts: AttemptInfo[] = [];
-    const client = createServiceClient({
+    const { client, attempts } = clientRecordingAttempts({
       baseURL: server.url,
       attemptTimeoutMs: 1000,
       attemptDeadlineMarginMs: 100,
-      onAttempt: (a) => attempts.push(a),
       ...fast,
     });
     const deadline = Date.now() + 5000;

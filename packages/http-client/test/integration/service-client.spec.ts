@@ -6,10 +6,10 @@ import {
   UpstreamTimeoutError,
   UpstreamUnavailableError,
   createServiceClient,
-  type AttemptInfo,
   type RetryInfo,
   type ServiceClientOptions,
 } from '../../src/index.js';
+import { clientRecordingAttempts } from './support/recording-client.js';
 import { closedAfterEach, json, problem, reset } from './support/recording-server.js';
 
 const { serve } = closedAfterEach();
@@ -23,12 +23,10 @@ describe('createServiceClient against a real HTTP server', () => {
       if (n === 2) return problem(res, 503, 'idempotency_store_unavailable', { 'retry-after': '0' });
       return json(res, 201, { id: 'ch_1' });
     });
-    const attempts: AttemptInfo[] = [];
     const retries: RetryInfo[] = [];
-    const client = createServiceClient({
+    const { client, attempts } = clientRecordingAttempts({
       baseURL: server.url,
       ...fast,
-      onAttempt: (a) => attempts.push(a),
       onRetry: (r) => retries.push(r),
     });
     const deadline = Date.now() + 5000;
@@ -141,12 +139,10 @@ describe('createServiceClient against a real HTTP server', () => {
 
   it('bounds an attempt that never answers by the deadline, not by attemptTimeoutMs', async () => {
     const server = await serve(() => undefined);
-    const attempts: AttemptInfo[] = [];
-    const client = createServiceClient({
+    const { client, attempts } = clientRecordingAttempts({
       baseURL: server.url,
       attemptTimeoutMs: 10_000,
       retries: 5,
-      onAttempt: (a) => attempts.push(a),
     });
     const started = Date.now();
 
@@ -187,11 +183,9 @@ describe('createServiceClient against a real HTTP server', () => {
   it('goes round robin over baseURLs, one per attempt', async () => {
     const down = await serve((_n, _req, res) => problem(res, 503, 'unavailable'));
     const up = await serve((_n, _req, res) => json(res, 201, { id: 'p1' }));
-    const attempts: AttemptInfo[] = [];
-    const client = createServiceClient({
+    const { client, attempts } = clientRecordingAttempts({
       baseURLs: [down.url, up.url],
       ...fast,
-      onAttempt: (a) => attempts.push(a),
     });
 
     const first = await client.post('/v1/payments', {}, { idempotencyKey: 'k7' });
