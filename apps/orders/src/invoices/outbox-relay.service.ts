@@ -23,9 +23,9 @@ import { InvoicesRepository, OUTBOX_CHANNEL } from './invoices.repository.js';
  * to the queue with the row's `delivery_id` as the job id, mark them published. Killed after adding and before the
  * commit, the rows stay unpublished and are added again: BullMQ ignores an add whose job id exists, so the queue
  * still holds one job per row. Safe on several replicas: a row locked by one relay is skipped by the others.
- * Jobs retry 5 times with exponential backoff and full jitter (up to 1 s, 2 s, 4 s... from `INVOICE_JOB_BACKOFF_MS`)
- * when the worker fails them;
- * once those are spent, the worker's retry horizon keeps a transiently failing job alive (24 h by default).
+ * Jobs retry 5 times with exponential backoff and full jitter (up to 1 s, 2 s, 4 s... with the default
+ * `INVOICE_JOB_BACKOFF_MS`) when the worker fails them; once those are spent, the worker's retry horizon keeps a
+ * transiently failing job alive (24 h by default).
  */
 @Injectable()
 export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {

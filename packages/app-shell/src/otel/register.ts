@@ -1,8 +1,8 @@
 // The telemetry hook: `node --import @retry-safe/app-shell/otel dist/main.js`. It runs before the app, so that
 // ioredis and pg are instrumented when the app imports them, and starts the OpenTelemetry SDK (W3C trace context,
-// no metrics, no logs) with a span processor that exports nothing and a sampler that records nothing until the app's config names an
-// endpoint (`exportTraces`, called by `bootstrap`, which also gives the app's server its server spans). It reads
-// no environment variable of its own.
+// no metrics, no logs) with a span processor that exports nothing and a sampler that records nothing until the
+// app's config names an endpoint (`exportTraces`, called by `bootstrap`, which also gives the app's server its
+// server spans). It reads no environment variable of its own.
 //
 // No ESM loader hook (import-in-the-middle's) is registered: it would send every module of the app through a
 // second thread at start-up, about 0.6 s of each service's 1.5 s start. The two instrumented libraries are
