@@ -17,7 +17,7 @@
  *   hook, spans exported to a local sink), once with every trace recorded and once with one in ten
  *   (`TRACES_SAMPLE_RATIO=0.1`), against the untraced chain of the same run. The other chains load no hook.
  *
- * - with `HTTP_BENCH_CONTROL=1`: the coordinator-on chain once more, last in every round, against the first (an A/A
+ * - with `HTTP_BENCH_CONTROL=1`: the coordinator-on chain once more, a chain of its own, against the first (A/A
  *   pair: how far two identical chains measured in the same run differ, the noise every other ratio carries).
  *
  * Optional: HTTP_BENCH_SECONDS (per scenario, default 25, split over HTTP_BENCH_ROUNDS, default 5, interleaved),
@@ -104,7 +104,7 @@ function designsOf(
           },
         ]),
     ...(sinkUrl === undefined ? [] : [traced(1), traced(0.1)]),
-    // HTTP_BENCH_CONTROL=1: the first design again, measured last in every round (an A/A pair: the run's noise).
+    // HTTP_BENCH_CONTROL=1: the first design again, as a chain of its own (an A/A pair: the run's noise).
     ...(process.env['HTTP_BENCH_CONTROL'] === '1'
       ? [{ label: AGAIN_LABEL, root: repoRoot(), coordinator: true }]
       : []),
@@ -257,8 +257,10 @@ async function inParallel(count: number, width: number, task: (i: number) => Pro
 }
 
 /**
- * Rounds: every scenario once per round, in the same order, so the designs see the same machine load; each
- * figure is the median over the rounds. A short warm-up window per scenario first (JIT, pools), not measured.
+ * Rounds: every scenario once per round, so the designs see the same machine load, each round starting one
+ * scenario later than the one before (a scenario's place in the round is not the same in every round: what runs
+ * right after another chain's window pays for its garbage and its database's background work); each figure is the
+ * median over the rounds. A short warm-up window per scenario first (JIT, pools), not measured.
  */
 async function interleavedRounds(
   scenarios: readonly ChainScenario[],
@@ -272,7 +274,8 @@ async function interleavedRounds(
   for (const scenario of scenarios) await runWindow(scenario, warmUp, connections, stores);
   const samples = new Map<ChainScenario, ChainResult[]>();
   for (let round = 1; round <= rounds; round++) {
-    for (const scenario of scenarios) {
+    const offset = (round - 1) % scenarios.length;
+    for (const scenario of [...scenarios.slice(offset), ...scenarios.slice(0, offset)]) {
       console.error(`- round ${round}/${rounds}: ${scenario.chain.label}, ${scenario.name} (${perRound} s)`);
       const result = await runWindow(scenario, perRound, connections, stores);
       samples.set(scenario, [...(samples.get(scenario) ?? []), result]);

@@ -71,7 +71,7 @@ function ratiosOf(chains: readonly Chain[]): Ratio[] {
       cpu(`service CPU per order, ${design} / untraced`, [label, ORDERS], [ON, ORDERS]),
     ];
   });
-  // HTTP_BENCH_CONTROL=1: the same chain measured last in every round; its ratios are the run's own noise.
+  // HTTP_BENCH_CONTROL=1: the same chain measured again as a chain of its own; its ratios are the run's own noise.
   const again = !ran(AGAIN)
     ? []
     : [
