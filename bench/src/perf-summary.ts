@@ -14,7 +14,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { COSTS } from './profile-summary.js';
+import { costOfFrames, top } from './profile-summary.js';
 
 /** A perf frame as profile-summary's rules read one: the function's name and where its code lives. */
 interface Frame {
@@ -40,11 +40,6 @@ function frameOf(line: string): Frame {
 /** A file as profile-summary prints it: the package's own path, or the workspace folder's. */
 const short = (url: string) =>
   url.replace(/^.*\/node_modules\//, '').replace(/^file:\/\/.*\/(apps|packages)\//, '$1/');
-
-function costOf(frames: readonly Frame[]): string {
-  const found = COSTS.find(([, rule]) => frames.some((f) => rule.test(f.url) || rule.test(f.functionName)));
-  return found?.[0] ?? 'other (event loop, promises, timers, app code)';
-}
 
 /** The services now running with `--perf-basic-prof`, by pid: `<app> (pid <pid>)`. */
 function profiledServices(): Record<string, string> {
@@ -75,12 +70,6 @@ function record(dir: string, seconds: number): void {
 
 type Counts = Map<string, number>;
 const add = (counts: Counts, key: string) => counts.set(key, (counts.get(key) ?? 0) + 1);
-const top = (counts: Counts, n: number, all: number) =>
-  [...counts]
-    .sort((a, b) => b[1] - a[1])
-    .slice(0, n)
-    .map(([key, count]) => `  ${((100 * count) / all).toFixed(1).padStart(5)} %  ${key}`)
-    .join('\n');
 
 function report(dir: string, n: number): void {
   const services = JSON.parse(readFileSync(join(dir, 'services.json'), 'utf8')) as Record<string, string>;
@@ -105,7 +94,7 @@ function report(dir: string, n: number): void {
       continue;
     }
     entry.main += 1;
-    add(entry.costs, costOf(frames));
+    add(entry.costs, costOfFrames(frames));
     const js = frames.find((frame) => frame.url !== '');
     add(
       entry.js,

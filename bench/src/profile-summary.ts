@@ -81,12 +81,16 @@ function callerOf(stack: readonly ProfileNode[]): string {
   return '(event loop, nothing of the app on the stack)';
 }
 
+/** The {@link COSTS} row of a sample whose stack holds `frames` (a `.cpuprofile`'s call frames, or perf's). */
+export function costOfFrames(
+  frames: readonly { readonly functionName: string; readonly url: string }[],
+): string {
+  const found = COSTS.find(([, rule]) => frames.some((f) => rule.test(f.url) || rule.test(f.functionName)));
+  return found?.[0] ?? 'other (event loop, promises, timers, app code)';
+}
+
 function costOf(stack: readonly ProfileNode[]): string {
-  for (const [name, rule] of COSTS) {
-    if (stack.some((frame) => rule.test(frame.callFrame.url) || rule.test(frame.callFrame.functionName)))
-      return name;
-  }
-  return 'other (event loop, promises, timers, app code)';
+  return costOfFrames(stack.map((frame) => frame.callFrame));
 }
 
 /** Self and total (inclusive) sampled microseconds per frame name, and self per package. */
@@ -140,7 +144,8 @@ function summarise(profile: CpuProfile) {
   return { self, total, packages, under, costs, callers, all, idle };
 }
 
-function top(
+/** The `n` largest entries of `map`, each as its share of `all`, one line each. */
+export function top(
   map: ReadonlyMap<string, number>,
   n: number,
   all: number,
@@ -150,7 +155,7 @@ function top(
     .filter(([key]) => !skip(key))
     .sort((a, b) => b[1] - a[1])
     .slice(0, n)
-    .map(([key, us]) => `  ${((100 * us) / all).toFixed(1).padStart(5)} %  ${key}`)
+    .map(([key, amount]) => `  ${((100 * amount) / all).toFixed(1).padStart(5)} %  ${key}`)
     .join('\n');
 }
 
