@@ -172,7 +172,10 @@ export class RequestContextMiddleware implements NestMiddleware {
         };
   }
 
-  /** The scenario journal's entry of a finished request (probes, metrics and scenario routes are not journaled); journal on only. */
+  /**
+   * The scenario journal's entry of a finished request (probes, metrics and scenario routes are not journaled);
+   * called only while the journal is kept.
+   */
   private journalize(
     req: Request,
     res: Response,

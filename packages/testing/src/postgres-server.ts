@@ -154,7 +154,10 @@ export interface PrivatePostgresOptions {
   durable?: boolean;
 }
 
-/** A fresh cluster in a temporary directory (see postgres-data-dir.ts), then the server on a free port of 127.0.0.1; trust auth. */
+/**
+ * A fresh cluster in a temporary directory (a copy of the template, postgres-data-dir.ts), then the server on a free
+ * port of 127.0.0.1; trust auth.
+ */
 export async function startPrivatePostgres(options: PrivatePostgresOptions = {}): Promise<PostgresHandle> {
   const binDir = options.bin ?? (await postgresBinaries());
   if (!binDir) throw new Error('startPrivatePostgres: no initdb found (PATH or /usr/lib/postgresql/*/bin)');

@@ -16,8 +16,8 @@ export interface OrderCursor {
 }
 
 /**
- * The completed processing record a fresh key's statement writes with its row ({@link OrdersRepository.insertWithRecord},
- * {@link OrdersRepository.applyChargeWithRecord}).
+ * The completed processing record a fresh key's statement writes with its row
+ * ({@link OrdersRepository.insertWithRecord}, {@link OrdersRepository.applyChargeWithRecord}).
  */
 export interface CompletedRecord {
   readonly operation: string;
@@ -233,11 +233,11 @@ export class OrdersRepository {
   }
 
   /**
-   * Applies a Charge to its order, once, on the caller's transaction (or autocommitted on the pool): the charge row's primary key is the Charge's
-   * id, so a second apply of the same Charge inserts nothing and adds nothing (`ON CONFLICT DO NOTHING`, decided by
-   * the unique index, not by a read before the write). The order becomes `paid` when nothing is owed. One named
-   * statement: the order's update reads the row the insert returned, so it adds only what was inserted. True if
-   * this call applied it.
+   * Applies a Charge to its order, once, on the caller's transaction (or autocommitted on the pool): the charge
+   * row's primary key is the Charge's id, so a second apply of the same Charge inserts nothing and adds nothing
+   * (`ON CONFLICT DO NOTHING`, decided by the unique index, not by a read before the write). The order becomes
+   * `paid` when nothing is owed. One named statement: the order's update reads the row the insert returned, so it
+   * adds only what was inserted. True if this call applied it.
    */
   async applyCharge(executor: pg.Pool | pg.PoolClient, charge: Charge): Promise<boolean> {
     const { rowCount } = await executor.query({
