@@ -1,7 +1,8 @@
 /**
  * `pnpm bench:http [--baseline <checkout>]`: the whole chain through the gateway (gateway -> orders -> payments ->
  * provider-sim), with autocannon at 32 connections: fresh payments, replays and order creation, with the processing
- * records on and off, and the CPU milliseconds every service spends per answer (from `/proc`: each thread's run time), in one run.
+ * records on and off, and the CPU milliseconds every service spends per answer (from `/proc`: each thread's run
+ * time), in one run.
  *
  * It starts what it measures from the built tree (`pnpm build` first): a private redis-server and PostgreSQL, then
  * one chain per design, each on its own ports, key prefix, queue prefix and database:
