@@ -30,14 +30,12 @@
  * bench/results/http.json.
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
-import { resolve } from 'node:path';
 import { Redis } from 'ioredis';
 import pg from 'pg';
 import { startPostgres, startPrivateRedisServer } from '@retry-safe/testing';
 import { positiveInt } from './support/env.js';
-import { repoRoot } from './support/repo-root.js';
+import { baselineCheckout, repoRoot } from './support/repo-root.js';
 import {
   medianOf,
   runWindow,
@@ -57,16 +55,6 @@ const PAYMENT_BODY = JSON.stringify({ amount: 100, currency: 'EUR' });
 const ORDER_BODY = JSON.stringify({ amount: 5000, currency: 'EUR' });
 // Large enough that no order is paid off by the payments of one run (100 minor units each).
 const PAYABLE_ORDER = { amount: 99_999_999, currency: 'EUR' };
-
-function baselineDir(): string | undefined {
-  const flag = process.argv.indexOf('--baseline');
-  const dir = flag >= 0 ? process.argv[flag + 1] : process.env['HTTP_BENCH_BASELINE'];
-  if (dir === undefined || dir === '') return undefined;
-  const root = resolve(dir);
-  if (!existsSync(resolve(root, 'apps', 'gateway', 'dist', 'main.js')))
-    throw new Error(`--baseline ${root}: no apps/gateway/dist/main.js there (build that checkout first)`);
-  return root;
-}
 
 /** A chain to start: what {@link startChain} takes besides the stores. */
 type ChainDesign = Omit<ChainOptions, 'redisUrl' | 'postgresUrl' | 'cpuProfDir'>;
@@ -121,7 +109,7 @@ async function selectedScenarios(chains: readonly Chain[]): Promise<ChainScenari
 }
 
 async function main(): Promise<void> {
-  const baseline = baselineDir();
+  const baseline = baselineCheckout('HTTP_BENCH_BASELINE');
   const seconds = positiveInt('HTTP_BENCH_SECONDS', 25);
   const rounds = positiveInt('HTTP_BENCH_ROUNDS', 5);
   const connections = positiveInt('HTTP_BENCH_CONNECTIONS', 32);

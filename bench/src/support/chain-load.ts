@@ -2,6 +2,7 @@
 import autocannon from 'autocannon';
 import { BENCH_TENANT, CHAIN_SERVICES, type Chain, type ChainService } from './chain-stack.js';
 import { positiveInt } from './env.js';
+import { median } from './stats.js';
 import { cpuMsOf, treeCpuDelta, treeCpuMs } from './proc-cpu.js';
 
 /** What a scenario sends: each request gets the next path, body and key. */
@@ -149,34 +150,31 @@ export async function runWindow(
 export function medianOf(rounds: readonly ChainResult[]): ChainResult {
   const first = rounds[0];
   if (first === undefined) throw new Error('no rounds measured');
-  const median = (pick: (r: ChainResult) => number | undefined): number => {
-    const sorted = rounds.map((r) => pick(r) ?? Number.NaN).sort((a, b) => a - b);
-    return sorted[Math.floor(sorted.length / 2)]!;
-  };
+  const medianOfRounds = (pick: (r: ChainResult) => number | undefined): number =>
+    median(rounds.map((r) => pick(r) ?? Number.NaN));
   const optional = (pick: (r: ChainResult) => number | undefined) =>
-    rounds.some((r) => pick(r) === undefined) ? undefined : median(pick);
+    rounds.some((r) => pick(r) === undefined) ? undefined : medianOfRounds(pick);
   const sum = (pick: (r: ChainResult) => number) => rounds.reduce((total, r) => total + pick(r), 0);
-  const cpu = Object.fromEntries(CHAIN_SERVICES.map((s) => [s, median((r) => r.cpuMsPerOp[s])])) as Record<
-    ChainService,
-    number
-  >;
+  const cpu = Object.fromEntries(
+    CHAIN_SERVICES.map((s) => [s, medianOfRounds((r) => r.cpuMsPerOp[s])]),
+  ) as Record<ChainService, number>;
   return {
     name: first.name,
     chain: first.chain,
-    opsPerSecond: median((r) => r.opsPerSecond),
+    opsPerSecond: medianOfRounds((r) => r.opsPerSecond),
     perRound: rounds.map((r) => r.opsPerSecond),
     perRoundCpu: rounds.map((r) => r.cpuMsPerOp.services),
     latencyMs: {
-      p50: median((r) => r.latencyMs.p50),
-      p90: median((r) => r.latencyMs.p90),
-      p99: median((r) => r.latencyMs.p99),
+      p50: medianOfRounds((r) => r.latencyMs.p50),
+      p90: medianOfRounds((r) => r.latencyMs.p90),
+      p99: medianOfRounds((r) => r.latencyMs.p99),
     },
     ok: sum((r) => r.ok),
     non2xx: sum((r) => r.non2xx),
     errors: sum((r) => r.errors),
     cpuMsPerOp: {
       ...cpu,
-      services: median((r) => r.cpuMsPerOp.services),
+      services: medianOfRounds((r) => r.cpuMsPerOp.services),
       redis: optional((r) => r.cpuMsPerOp.redis),
       postgres: optional((r) => r.cpuMsPerOp.postgres),
     },

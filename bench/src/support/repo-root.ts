@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /** The repository root: the nearest folder up from here with pnpm-workspace.yaml (ends with a separator). */
@@ -10,4 +11,19 @@ export function repoRoot(): string {
     dir = parent;
   }
   return fileURLToPath(dir);
+}
+
+/**
+ * The built checkout named by `--baseline <dir>` on the command line, else by the variable `envName`, that a
+ * benchmark measures side by side with this tree; undefined when neither is given.
+ * @throws Error when that checkout has no built gateway (`pnpm build` it first).
+ */
+export function baselineCheckout(envName: string): string | undefined {
+  const flag = process.argv.indexOf('--baseline');
+  const dir = flag >= 0 ? process.argv[flag + 1] : process.env[envName];
+  if (dir === undefined || dir === '') return undefined;
+  const root = resolve(dir);
+  if (!existsSync(resolve(root, 'apps', 'gateway', 'dist', 'main.js')))
+    throw new Error(`--baseline ${root}: no apps/gateway/dist/main.js there (build that checkout first)`);
+  return root;
 }

@@ -29,6 +29,12 @@ export function summarise(durationsNs: readonly bigint[]): LatencySummary {
   };
 }
 
+/** The median of `values`: the upper middle one of an even count (NaN for none). */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
+}
+
 /** Rounds to `digits` decimals (keeps the JSON readable). */
 export function round(value: number, digits: number): number {
   const factor = 10 ** digits;
