@@ -16,8 +16,12 @@ import { chargeIsHeld } from '../support/hold.js';
 
 import { PAYMENTS_ROUTE, PROBLEM, ORDER_PAYMENTS_ROUTE, payUntilFinal } from './failure-helpers.js';
 
-/** Long enough to outlast the first call's failure and a payments restart on a loaded machine. */
-const LEASE_MS = 6_000;
+/**
+ * Long enough to outlast the first call's failure and a payments restart on a loaded machine, so that the first
+ * retry still finds the dead process's reservation: at 6 s, a run with two e2e workers on a slow two-core machine
+ * had its first retry after the lease had ended (no 409 at all).
+ */
+const LEASE_MS = 10_000;
 /** Longer than the test: the answer is never released, the process dies first. */
 const PROVIDER_HOLD_MS = 60_000;
 
