@@ -152,7 +152,10 @@ async function measure(gateway: ServiceProcess, seconds: number, connections: nu
 
 const fixed = (value: number, digits: number): string => value.toFixed(digits);
 
-/** `1.23x (round by round 1.20x, 1.10-1.31x)` of `metric` of `rows` against `base`, round by round alike. */
+/**
+ * `1.23x (1.20x, 1.10-1.31)`: `metric` of `rows` against `base` as the ratio of their medians, then (in brackets)
+ * the median and range of the ratio taken round by round (row i against base i, measured in the same round).
+ */
 function ratio(rows: readonly Window[], base: readonly Window[], metric: keyof Window): string {
   const byRound = rows.map((row, i) => row[metric] / base[i]![metric]).sort((a, b) => a - b);
   const ofMedians = median(rows.map((row) => row[metric])) / median(base.map((row) => row[metric]));

@@ -1,9 +1,9 @@
 /**
  * Issue 15's scenario on a whole stack (gateway -> orders -> BullMQ -> invoice-worker -> provider-sim), from its
- * shared definition (e2e/scenarios/mail-outage.scenario.ts, the table `pnpm demo` prints). The clock is scaled
- * down: the producer's 5 attempts start from {@link JOB_BACKOFF_MS} instead of 1 s (their delays add up to at most
- * 1.5 s instead of 15 s), the outage lasts {@link OUTAGE_MS}, still longer than those, and the worker's cap is
- * {@link CAP_MS}.
+ * shared definition (scenarios/src/definitions/mail-outage.scenario.ts, the table `pnpm demo` prints). The clock
+ * is scaled down: the producer's 5 attempts start from {@link JOB_BACKOFF_MS} instead of 1 s (their delays add up
+ * to at most 1.5 s instead of 15 s), the outage lasts {@link OUTAGE_MS}, still longer than those, and the worker's
+ * cap is {@link CAP_MS}.
  */
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
