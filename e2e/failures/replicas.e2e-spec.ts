@@ -47,7 +47,9 @@ describe(`scenario 7: 2 payments replicas, ${REQUESTS} concurrent requests, one 
 
     const created = responses.filter((res) => res.status === 201);
     const inProgress = responses.filter((res) => res.status === 409);
-    expect(created.length + inProgress.length).toBe(REQUESTS);
+    // Anything else is printed whole: a status alone does not say which hop answered it.
+    const other = responses.filter((res) => res.status !== 201 && res.status !== 409);
+    expect(other.map((res) => ({ status: res.status, body: res.body }))).toEqual([]);
     // Every 201 carries the same Charge, byte for byte; exactly one of them executed.
     expect(new Set(created.map((res) => res.text)).size).toBe(1);
     expect(created.filter((res) => res.headers['idempotent-replayed'] === undefined)).toHaveLength(1);

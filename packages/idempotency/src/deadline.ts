@@ -40,8 +40,17 @@ class DeadlineQueue {
   }
 
   private arm(ms: number): void {
-    this.timer = setTimeout(() => this.fire(), Math.ceil(ms));
+    this.timer = setTimeout(() => this.due(), Math.ceil(ms));
     this.timer.unref();
+  }
+
+  // A timer runs before the I/O of its loop iteration is read: after this process was busy past the bound (a
+  // burst of requests on a loaded CPU), answers can sit unread in the socket. Expiring now would report the store
+  // down for this process's own lag, so the check runs in the check phase, right after the poll phase has read
+  // them. `timer` stays set until then: a call added meanwhile does not arm a second timer. Not unref'd: an
+  // unref'd immediate lets the poll phase block until other I/O comes, and it runs within this iteration anyway.
+  private due(): void {
+    setImmediate(() => this.fire());
   }
 
   private fire(): void {

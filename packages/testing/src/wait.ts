@@ -42,3 +42,21 @@ export async function waitFor<T>(
     await sleep(intervalMs);
   }
 }
+
+/**
+ * Keeps this thread busy for `ms` after `first()`, as a burst of requests on a loaded CPU does, in the event loop's
+ * check phase: the next iteration starts with its timers, before the I/O that arrived meanwhile (a reply in a
+ * socket, a message on a port) is read. For tests of timeouts that must not blame a peer for this process's lag.
+ */
+export function busyFor(ms: number, first: () => void = () => {}): Promise<void> {
+  return new Promise((resolve) =>
+    setImmediate(() => {
+      first();
+      const end = performance.now() + ms;
+      while (performance.now() < end) {
+        // Spinning on purpose: the point is a thread that cannot read its sockets.
+      }
+      resolve();
+    }),
+  );
+}

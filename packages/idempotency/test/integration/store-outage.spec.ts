@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Redis } from 'ioredis';
-import { CLOCK_SLACK_MS, startPrivateRedisServer, type RedisHandle } from '@retry-safe/testing';
+import { CLOCK_SLACK_MS, busyFor, startPrivateRedisServer, type RedisHandle } from '@retry-safe/testing';
 import { IdempotencyErrorCode } from '../../src/index.js';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
 import { describeStoreOutage, timed } from './store-outage.behaviour.js';
@@ -139,5 +139,26 @@ describe('fail-closed with Redis known to be down', () => {
     } finally {
       fresh.disconnect();
     }
+  });
+});
+
+describe('a busy process is not a store that is down', () => {
+  it('a claim Redis answered while this process was busy past the command timeout executes, with no store error', async () => {
+    const current = (w = world(client));
+    const store = new RedisIdempotencyStore(client, { keyPrefix: current.prefix, commandTimeoutMs: 100 });
+    const coordinator = current.coordinator({ onStoreUnavailable: 'fail-closed', inFlight: 'raise' }, store);
+    const action = countingAction();
+    await untilStatus('ready');
+    // Scripts loaded first: a NOSCRIPT would add a second round trip, sent only once the thread is free again.
+    await coordinator.coordinate(current.request('k-warm'), countingAction().run);
+
+    const call = coordinator.coordinateWithOutcome(current.request('k-busy'), action.run);
+    // The claim left in this tick; Redis answers within a millisecond, and the answer waits unread in the socket
+    // while the thread spins three times the timeout (scenario 7's 200 requests on two loaded replicas).
+    await busyFor(300);
+
+    await expect(call).resolves.toMatchObject({ outcome: 'executed' });
+    expect(action.executions).toBe(1);
+    expect(current.events.filter((e) => e.type === 'store_error')).toEqual([]);
   });
 });

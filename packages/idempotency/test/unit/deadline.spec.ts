@@ -1,5 +1,6 @@
+import { MessageChannel } from 'node:worker_threads';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
-import { CLOCK_SLACK_MS } from '@retry-safe/testing';
+import { CLOCK_SLACK_MS, busyFor } from '@retry-safe/testing';
 import { Deadlines } from '../../src/deadline.js';
 
 const never = () => new Promise<never>(() => {});
@@ -77,5 +78,26 @@ describe('Deadlines', () => {
     expect(order).toEqual(['short', 'long']);
     expect(short.afterMs).toBeGreaterThanOrEqual(20 - CLOCK_SLACK_MS);
     expect(long.afterMs).toBeGreaterThanOrEqual(80 - CLOCK_SLACK_MS);
+  });
+
+  it('an answer that arrived while this process was busy past the bound is read, not timed out', async () => {
+    const deadlines = new Deadlines();
+    // A message port delivers like a socket: the answer waits in the I/O phase of the loop, which runs after the
+    // timers phase. Expiring in the timer itself would blame the store for this process's own lag (scenario 7,
+    // 200 requests on two busy replicas, answered 503 when Redis had replied in microseconds).
+    const { port1, port2 } = new MessageChannel();
+    try {
+      const answer = new Promise((resolve) => port1.once('message', resolve));
+      const bounded = deadlines.bound(answer, 20, timedOut, mapped);
+      await busyFor(60, () => port2.postMessage('reply'));
+      await expect(bounded).resolves.toBe('reply');
+      // Still a bound: unanswered calls made in the same busy stretch time out.
+      const start = performance.now();
+      const unanswered = settled(deadlines.bound(never(), 20, timedOut, mapped), start);
+      await busyFor(40);
+      expect((await unanswered).error).toBe('timed out');
+    } finally {
+      port1.close();
+    }
   });
 });
