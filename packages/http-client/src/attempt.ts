@@ -89,8 +89,14 @@ export function sendAttempt(request: AttemptRequest): Promise<UpstreamResponse> 
       req.destroy();
       reject(failure);
     }
+    // Timers run before the loop reads its sockets: after this process was busy past the timeout, the answer can
+    // be waiting unread. Failing in the timer would resend a request that was answered, so the check runs in the
+    // check phase, right after the poll phase has read it (a settled attempt ignores it).
     const timer = setTimeout(
-      () => fail(new AttemptFailure(AttemptCode.TimedOut, `timeout of ${request.timeoutMs} ms exceeded`)),
+      () =>
+        setImmediate(() =>
+          fail(new AttemptFailure(AttemptCode.TimedOut, `timeout of ${request.timeoutMs} ms exceeded`)),
+        ),
       request.timeoutMs,
     );
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { busyFor } from '@retry-safe/testing';
 import {
   DEADLINE_HEADER,
   IDEMPOTENCY_KEY_HEADER,
@@ -50,6 +51,22 @@ describe('createServiceClient against a real HTTP server', () => {
       [1, undefined, 'ECONNRESET'],
       [2, 503, 'ERR_BAD_RESPONSE'],
     ]);
+  });
+
+  it('an answer that arrived while this process was busy past the attempt timeout is used, not retried', async () => {
+    // The server shares this thread: it answers, then keeps the thread busy three times the attempt timeout (a
+    // loaded hop). The answer waits in the client's socket, read after the timers phase in which the attempt's
+    // timer comes due; timing out there would resend a request that was answered.
+    const server = await serve((_n, _req, res) => {
+      json(res, 201, { id: 'ch_1' });
+      void busyFor(300);
+    });
+    const client = createServiceClient({ baseURL: server.url, ...fast, attemptTimeoutMs: 100 });
+
+    const response = await client.post('/v1/payments', { amount: 100 }, { idempotencyKey: 'k-busy' });
+
+    expect(response).toMatchObject({ ok: true, status: 201, data: { id: 'ch_1' }, attempts: 1 });
+    expect(server.requests).toHaveLength(1);
   });
 
   it('retries a socket closed without an answer ("socket hang up")', async () => {
