@@ -97,6 +97,7 @@ export {
   type HealthReport,
   type ReadinessCheck,
 } from './health/health.controller.js';
+export { answersWithin } from './health/answers-within.js';
 export {
   REDIS_CLIENT,
   RedisModule,

@@ -8,6 +8,7 @@ import {
 } from '@nestjs/common';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { redactCredentials } from './env.js';
+import { answersWithin } from './health/answers-within.js';
 
 /** DI token of the shared ioredis client. */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
@@ -119,17 +120,9 @@ export class RedisModule implements BeforeApplicationShutdown {
 
 const PING_TIMEOUT_MS = 500;
 
-/** True when `redis` answers PING within 500 ms. */
-export async function pingRedis(redis: Redis | Cluster): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), PING_TIMEOUT_MS);
-  });
-  try {
-    return await Promise.race([redis.ping().then((reply) => reply === 'PONG'), timeout]);
-  } catch {
-    return false;
-  } finally {
-    clearTimeout(timer);
-  }
+/** True when `redis` answers PING within 500 ms (an answer read late because this process was busy counts). */
+export function pingRedis(redis: Redis | Cluster): Promise<boolean> {
+  return answersWithin(async () => {
+    if ((await redis.ping()) !== 'PONG') throw new Error('PING answered without PONG');
+  }, PING_TIMEOUT_MS);
 }

@@ -10,7 +10,7 @@ import {
 } from '@nestjs/common';
 import { IdempotencyCoordinator, InFlightMode } from '@retry-safe/idempotency';
 import { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
-import type { ReadinessCheck } from '@retry-safe/app-shell';
+import { answersWithin, type ReadinessCheck } from '@retry-safe/app-shell';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import { Migrator } from 'kysely/migration';
 import pg from 'pg';
@@ -66,24 +66,7 @@ export async function openOrdersDatabase(config: OrdersConfig): Promise<OrdersDa
  * hold `GET /health`).
  */
 export function postgresReadiness(db: Kysely<OrdersDatabase>, timeoutMs: number): ReadinessCheck {
-  return {
-    name: 'postgres',
-    check: async () => {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(false), timeoutMs);
-      });
-      const ping = sql`SELECT 1`.execute(db).then(
-        () => true,
-        () => false,
-      );
-      try {
-        return await Promise.race([ping, timeout]);
-      } finally {
-        clearTimeout(timer);
-      }
-    },
-  };
+  return { name: 'postgres', check: () => answersWithin(() => sql`SELECT 1`.execute(db), timeoutMs) };
 }
 
 function redacted(url: string): string {
