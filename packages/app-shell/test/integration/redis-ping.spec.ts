@@ -32,7 +32,8 @@ describe('pingRedis (the readiness check)', () => {
     const started = Date.now();
     try {
       expect(await pingRedis(client)).toBe(false);
-      expect(Date.now() - started).toBeLessThan(500 + 500);
+      // An upper bound with room for a loaded machine: the point is that a silent Redis cannot hold the check.
+      expect(Date.now() - started).toBeLessThan(500 + 1_000);
     } finally {
       redis.control!.resume();
     }
