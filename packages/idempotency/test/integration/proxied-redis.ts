@@ -81,10 +81,16 @@ export async function proxiedCluster(cluster: RedisClusterHandle): Promise<Proxi
     cluster.nodes.map((node, i) => [`127.0.0.1:${node.port}`, { host: '127.0.0.1', port: proxies[i]!.port }]),
   );
   const startupNodes = proxies.map((p) => ({ host: p.host, port: p.port }));
+  // A dropped connection sends ioredis' retry of its command to a random node, which may answer MOVED. ioredis
+  // records a MOVED target unmapped (the node's own port, which its pool keyed by the proxies' ports does not
+  // know), so each redirect goes to a random master again: one in three is the right one, and 16 redirections
+  // (the default) ran out once in a loaded run ("Too many Cluster redirections", a (2/3)^16 chance). 64 make it
+  // about 1 in 10^11. Only the proxied client has the natMap; the services' clients do not.
+  const maxRedirections = 64;
   return proxiedRedis(
     proxies,
     cluster.client(),
-    (options) => new Cluster(startupNodes, { natMap, redisOptions: options }),
+    (options) => new Cluster(startupNodes, { natMap, redisOptions: options, maxRedirections }),
     cluster,
   );
 }
