@@ -77,18 +77,27 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
     };
     proc.stdout?.on('data', onData);
     proc.stderr?.on('data', onData);
-    await waitFor(
-      `${name} at ${url}${healthPath}`,
-      async () => {
-        if (proc.exitCode !== null) throw new Error(`${name} exited with ${proc.exitCode}:\n${buffer}`);
-        const res = await fetch(`${url}${healthPath}`);
-        if (res.status !== 200) throw new Error(`${name} health ${res.status}`);
-      },
-      { timeoutMs: startTimeoutMs, intervalMs: 50 },
-    ).catch((error: unknown) => {
+    // A process that exits before it is healthy (a bad setting, a port taken) fails the start at once, with all it
+    // printed (`close` comes after its pipes are drained), instead of at the end of the start timeout.
+    const gone = new AbortController();
+    const onClose = (code: number | null, signal: NodeJS.Signals | null): void =>
+      gone.abort(new Error(`${name} exited with ${code ?? signal} before it was healthy:\n${buffer}`));
+    proc.once('close', onClose);
+    try {
+      await waitFor(
+        `${name} at ${url}${healthPath}`,
+        async () => {
+          const res = await fetch(`${url}${healthPath}`);
+          if (res.status !== 200) throw new Error(`${name} health ${res.status}`);
+        },
+        { timeoutMs: startTimeoutMs, intervalMs: 50, signal: gone.signal },
+      );
+    } catch (error) {
       proc.kill('SIGKILL');
       throw error;
-    });
+    } finally {
+      proc.off('close', onClose);
+    }
   };
 
   await start();

@@ -16,6 +16,8 @@ export interface WaitForOptions {
   timeoutMs?: number;
   /** @default 25 */
   intervalMs?: number;
+  /** Gives up at once when it aborts (what is waited for can no longer happen), rejecting with its reason. */
+  signal?: AbortSignal;
 }
 
 /**
@@ -25,22 +27,38 @@ export interface WaitForOptions {
 export async function waitFor<T>(
   what: string,
   probe: () => Promise<T>,
-  { timeoutMs = 10_000, intervalMs = 25 }: WaitForOptions = {},
+  { timeoutMs = 10_000, intervalMs = 25, signal }: WaitForOptions = {},
 ): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   let lastError: unknown;
   for (;;) {
+    signal?.throwIfAborted();
     try {
       return await probe();
     } catch (error) {
       lastError = error;
     }
+    signal?.throwIfAborted();
     if (Date.now() > deadline) {
       const last = lastError instanceof Error ? lastError.message : String(lastError);
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: ${last}`, { cause: lastError });
     }
-    await sleep(intervalMs);
+    await (signal === undefined ? sleep(intervalMs) : abortableSleep(intervalMs, signal));
   }
+}
+
+function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener('abort', onAbort, { once: true });
+  });
 }
 
 /**

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
-import { freePort } from '../../src/free-port.js';
+import { freePort, portRange } from '../../src/free-port.js';
 
 const [ephemeralStart] = readFileSync('/proc/sys/net/ipv4/ip_local_port_range', 'utf8').trim().split(/\s+/);
 
@@ -31,6 +31,32 @@ describe('freePort', () => {
       expect(others).not.toContain(port);
     } finally {
       await new Promise<void>((resolve) => server.close(() => resolve()));
+    }
+  });
+
+  it('two Jest workers of one run draw from disjoint slices, so they never hand out the same port', async () => {
+    const own = process.env['JEST_WORKER_ID'];
+    const drawAs = async (worker: string | undefined) => {
+      if (worker === undefined) delete process.env['JEST_WORKER_ID'];
+      else process.env['JEST_WORKER_ID'] = worker;
+      const ports: number[] = [];
+      for (let i = 0; i < 50; i += 1) ports.push(await freePort());
+      return { range: portRange(), ports };
+    };
+    try {
+      const [first, second, outside] = [await drawAs('1'), await drawAs('2'), await drawAs(undefined)];
+      expect(first.range.high).toBeLessThanOrEqual(second.range.low);
+      for (const { range, ports } of [first, second]) {
+        for (const port of ports) {
+          expect(port).toBeGreaterThanOrEqual(range.low);
+          expect(port).toBeLessThan(range.high);
+        }
+      }
+      // Not a Jest worker (the demo, a benchmark): the whole span below the ephemeral range.
+      expect(outside.range).toEqual({ low: first.range.low, high: Number(ephemeralStart) });
+    } finally {
+      if (own === undefined) delete process.env['JEST_WORKER_ID'];
+      else process.env['JEST_WORKER_ID'] = own;
     }
   });
 });
