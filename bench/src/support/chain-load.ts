@@ -2,7 +2,7 @@
 import autocannon from 'autocannon';
 import { BENCH_TENANT, CHAIN_SERVICES, type Chain, type ChainService } from './chain-stack.js';
 import { positiveInt } from './env.js';
-import { median } from './stats.js';
+import { median, round } from './stats.js';
 import { cpuMsOf, treeCpuDelta, treeCpuMs } from './proc-cpu.js';
 
 /** What a scenario sends: each request gets the next path, body and key. */
@@ -179,9 +179,4 @@ export function medianOf(rounds: readonly ChainResult[]): ChainResult {
       postgres: optional((r) => r.cpuMsPerOp.postgres),
     },
   };
-}
-
-export function round(value: number, digits: number): number {
-  const factor = 10 ** digits;
-  return Math.round(value * factor) / factor;
 }

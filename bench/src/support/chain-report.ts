@@ -1,6 +1,7 @@
 /** The printout and ratios of `pnpm bench:http`. */
-import { round, type ChainResult } from './chain-load.js';
+import type { ChainResult } from './chain-load.js';
 import { CHAIN_SERVICES, type Chain } from './chain-stack.js';
+import { median, round } from './stats.js';
 
 /** One ratio the report prints, with its goal where the issues set one. */
 export interface Comparison {
@@ -104,7 +105,7 @@ function perRoundRatios(
 ): Pick<Comparison, 'perRoundMedian' | 'perRoundRange'> {
   const pairs = a.map((x, i) => x / Math.max(Number.MIN_VALUE, b[i] ?? 0)).sort((x, y) => x - y);
   return {
-    perRoundMedian: round(pairs[Math.floor(pairs.length / 2)] ?? Number.NaN, 2),
+    perRoundMedian: round(median(pairs), 2),
     perRoundRange: [round(pairs[0] ?? Number.NaN, 2), round(pairs.at(-1) ?? Number.NaN, 2)],
   };
 }
