@@ -1,3 +1,5 @@
+import { setTimeout as delay } from 'node:timers/promises';
+
 /**
  * How far a lower bound on a measured duration may fall short: timers never fire early, but `Date.now()` truncates
  * to the millisecond on each side of the measurement (and Redis' clock rounds its PX expiry the same way), so a
@@ -43,22 +45,9 @@ export async function waitFor<T>(
       const last = lastError instanceof Error ? lastError.message : String(lastError);
       throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}: ${last}`, { cause: lastError });
     }
-    await (signal === undefined ? sleep(intervalMs) : abortableSleep(intervalMs, signal));
+    // An abort ends the sleep at once (its AbortError is dropped): the loop's first check rejects with the reason.
+    await delay(intervalMs, undefined, { signal }).catch(() => undefined);
   }
-}
-
-function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    };
-    const timer = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
 }
 
 /**
