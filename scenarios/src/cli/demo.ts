@@ -1,7 +1,7 @@
 /**
  * `pnpm demo [name...]`: the whole system on this machine, every scenario, the tables, then everything stopped.
  *
- * Needs Node 20, a built tree (`pnpm demo` builds first) and a Redis: REDIS_URL if set; else a private redis-server
+ * Needs Node 24, a built tree (`pnpm demo` builds first) and a Redis: REDIS_URL if set; else a private redis-server
  * (started and stopped here); else a container through testcontainers. The services run as child processes from
  * their `dist`, on free ports, with fault injection on. A TCP gate between them and Redis lets the redis-down
  * scenario take Redis away whatever Redis was found (on a shared REDIS_URL the demo isolates its keys by prefix).
