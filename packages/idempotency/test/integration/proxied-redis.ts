@@ -1,4 +1,4 @@
-import { Cluster, type Redis } from 'ioredis';
+import { Cluster, type ClusterOptions, type Redis, type RedisOptions } from 'ioredis';
 import {
   startTcpProxy,
   type ProxyConnection,
@@ -15,7 +15,7 @@ export interface ProxiedRedis {
   /** Every connection accepted by any proxy so far. */
   readonly connections: readonly ProxyConnection[];
   /** A new client through the proxies, with every script loaded (so each call is an EVALSHA to match). */
-  client(options?: { autoResendUnfulfilledCommands?: boolean }): Promise<Redis | Cluster>;
+  client(options?: RedisOptions): Promise<Redis | Cluster>;
   /** {@link TcpProxy.dropAfterRequest} on whichever node the matching request goes to. */
   dropAfterRequest(matches: (request: string) => boolean): Promise<void>;
   holdReplies(): void;
@@ -29,7 +29,7 @@ export interface ProxiedRedis {
 function proxiedRedis(
   proxies: TcpProxy[],
   direct: Redis | Cluster,
-  connect: (options: { autoResendUnfulfilledCommands?: boolean }) => Redis | Cluster,
+  connect: (options: RedisOptions) => Redis | Cluster,
   target: { close(): Promise<void> },
 ): ProxiedRedis {
   const clients: (Redis | Cluster)[] = [];
@@ -67,15 +67,18 @@ function proxiedRedis(
 /** A standalone Redis behind one proxy; closing it closes `handle` too. */
 export async function proxiedStandalone(handle: RedisHandle): Promise<ProxiedRedis> {
   const proxy = await startTcpProxy(handle);
-  const connect = (options: object) => handle.client({ port: proxy.port, ...options });
+  const connect = (options: RedisOptions) => handle.client({ port: proxy.port, ...options });
   return proxiedRedis([proxy], handle.client(), connect, handle);
 }
 
 /**
  * A Redis Cluster behind one proxy per master; `natMap` sends the client to the proxies, not to the nodes. Closing
- * it closes `cluster` too.
+ * it closes `cluster` too. `options` go to every proxied client (e.g. its retry delays).
  */
-export async function proxiedCluster(cluster: RedisClusterHandle): Promise<ProxiedRedis> {
+export async function proxiedCluster(
+  cluster: RedisClusterHandle,
+  options: ClusterOptions = {},
+): Promise<ProxiedRedis> {
   const proxies = await Promise.all(cluster.nodes.map((node) => startTcpProxy(node)));
   const natMap = Object.fromEntries(
     cluster.nodes.map((node, i) => [`127.0.0.1:${node.port}`, { host: '127.0.0.1', port: proxies[i]!.port }]),
@@ -90,7 +93,7 @@ export async function proxiedCluster(cluster: RedisClusterHandle): Promise<Proxi
   return proxiedRedis(
     proxies,
     cluster.client(),
-    (options) => new Cluster(startupNodes, { natMap, redisOptions: options, maxRedirections }),
+    (redisOptions) => new Cluster(startupNodes, { ...options, natMap, redisOptions, maxRedirections }),
     cluster,
   );
 }
