@@ -52,7 +52,15 @@ let reports: Record<string, Promise<SpinReport>>;
 beforeAll(() => {
   const jobs: Record<string, SpinJob> = {};
   for (const [store, check] of realRuns) {
-    jobs[`${store} ${check}`] = { store, check, transitions: table, bounds: BOUNDS[check], optimise: true };
+    const hashBits = soak ? 24 : 22;
+    jobs[`${store} ${check}`] = {
+      store,
+      check,
+      transitions: table,
+      bounds: BOUNDS[check],
+      optimise: true,
+      hashBits,
+    };
   }
   for (const v of variants) {
     jobs[v.name] = {

@@ -48,8 +48,13 @@ export interface SpinJob {
   readonly bounds: ModelBounds;
   /** Broken store mechanisms of record.pml to switch on. */
   readonly defines?: readonly string[];
-  /** Compile pan with -O1 (a long search) rather than -O0 (a search that should stop at once). */
+  /**
+   * A search of the whole state space: pan compiled with -O1 and -DCOLLAPSE (states stored compressed, about a
+   * third of the memory), rather than -O0 for a search that should stop at its first error.
+   */
   readonly optimise: boolean;
+  /** log2 of the hash table's slots. @default 22 */
+  readonly hashBits?: number;
 }
 
 export interface SpinReport {
@@ -89,7 +94,7 @@ export async function runSpin(job: SpinJob): Promise<SpinReport> {
       'gcc',
       [
         '-w',
-        job.optimise ? '-O1' : '-O0',
+        ...(job.optimise ? ['-O1', '-DCOLLAPSE'] : ['-O0']),
         ...(safety ? ['-DSAFETY', '-DNOCLAIM'] : ['-DNFAIR=3']),
         '-o',
         'pan',
@@ -97,8 +102,9 @@ export async function runSpin(job: SpinJob): Promise<SpinReport> {
       ],
       dir,
     );
-    // -n: no list of unreached code; -w22: a hash table of 4M slots; -a -f: acceptance cycles, weak fairness.
-    const stdout = await run('./pan', ['-n', '-w22', ...(safety ? [] : ['-a', '-f'])], dir);
+    // -n: no list of unreached code; -w: the hash table's size; -a -f: acceptance cycles under weak fairness.
+    const pan = ['-n', `-w${job.hashBits ?? 22}`, ...(safety ? [] : ['-a', '-f'])];
+    const stdout = await run('./pan', pan, dir);
     const stored = number(stdout, /(\d+) states, stored/);
     const visited = /states, stored \(([\d.e+]+) visited\)/.exec(stdout)?.[1];
     return {
