@@ -157,14 +157,13 @@ export function redisSystem(options: {
     },
     write: async (id, r) => {
       await client.del(key(id));
-      if (!r) return;
-      const now = await redisNowMs(client);
-      const lease = r.leaseUntil === null ? '' : String(now + r.leaseUntil * unitMs);
-      const fingerprint = r.state === 'released' ? '' : r.fingerprint;
-      const raw = `${RECORD_FORMAT_VERSION}|${STATE_LETTERS[r.state]}|${r.fence}|${lease}|${r.owner ?? ''}|${Buffer.byteLength(
-        fingerprint,
-      )}|${fingerprint}${r.payload ?? ''}`;
-      await client.set(key(id), raw, 'PX', r.expiresAt * unitMs);
+      if (r)
+        await client.set(
+          key(id),
+          redisRecordOf(r, await redisNowMs(client), unitMs),
+          'PX',
+          r.expiresAt * unitMs,
+        );
     },
     read: async (id) => {
       const [raw, pttl, now] = [
@@ -172,25 +171,35 @@ export function redisSystem(options: {
         await client.pttl(key(id)),
         await redisNowMs(client),
       ];
-      if (raw === null) return undefined;
-      const match = /^(\d+)\|([pcer])\|(\d+)\|(\d*)\|([^|]*)\|(\d+)\|/.exec(raw);
-      if (!match) throw new Error(`unreadable record ${raw}`);
-      const [head, , letter, fence, lease, owner, length] = match as unknown as string[];
-      const fingerprint = raw.slice(head!.length, head!.length + Number(length));
-      const rest = raw.slice(head!.length + Number(length));
-      const state = STATES[letter!]!;
-      return {
-        state,
-        owner: owner === '' ? null : owner!,
-        fence: Number(fence),
-        fingerprint,
-        payload: state === 'completed' ? rest : null,
-        leaseUnits: lease === '' ? null : Math.ceil((Number(lease) - now) / unitMs),
-        expiryUnits: Math.ceil(pttl / unitMs),
-      };
+      return raw === null ? undefined : redisViewOf(raw, pttl, now, unitMs);
     },
     advance: async (id, units) => void (await client.eval(ADVANCE_LUA, 1, key(id), units * unitMs)),
     remove: async (id) => void (await client.del(key(id))),
+  };
+}
+
+/** A record as the Redis scripts write it (see includes/read-record.lua), its lease on the Redis clock `now`. */
+function redisRecordOf(r: ModelRecord, now: number, unitMs: number): string {
+  const lease = r.leaseUntil === null ? '' : String(now + r.leaseUntil * unitMs);
+  const fingerprint = r.state === 'released' ? '' : r.fingerprint;
+  const header = `${RECORD_FORMAT_VERSION}|${STATE_LETTERS[r.state]}|${r.fence}|${lease}|${r.owner ?? ''}`;
+  return `${header}|${Buffer.byteLength(fingerprint)}|${fingerprint}${r.payload ?? ''}`;
+}
+
+function redisViewOf(raw: string, pttl: number, now: number, unitMs: number): RecordView {
+  const match = /^(\d+)\|([pcer])\|(\d+)\|(\d*)\|([^|]*)\|(\d+)\|/.exec(raw);
+  if (!match) throw new Error(`unreadable record ${raw}`);
+  const [head, , letter, fence, lease, owner, length] = match as unknown as string[];
+  const at = head!.length;
+  const state = STATES[letter!]!;
+  return {
+    state,
+    owner: owner === '' ? null : owner!,
+    fence: Number(fence),
+    fingerprint: raw.slice(at, at + Number(length)),
+    payload: state === 'completed' ? raw.slice(at + Number(length)) : null,
+    leaseUnits: lease === '' ? null : Math.ceil((Number(lease) - now) / unitMs),
+    expiryUnits: Math.ceil(pttl / unitMs),
   };
 }
 
@@ -257,16 +266,7 @@ export function postgresSystem(options: {
         [id.operation, id.key],
       );
       const row = rows[0] as Record<string, string | null> | undefined;
-      if (!row) return undefined;
-      return {
-        state: STATES[row['state']!]!,
-        owner: row['owner'] ?? null,
-        fence: Number(row['fence']),
-        fingerprint: row['fingerprint'] ?? '',
-        payload: row['payload'] ?? null,
-        leaseUnits: row['lease_ms'] === null ? null : Math.ceil(Number(row['lease_ms']) / unitMs),
-        expiryUnits: Math.ceil(Number(row['expiry_ms']) / unitMs),
-      };
+      return row && postgresViewOf(row, unitMs);
     },
     advance: async (id, units) => {
       await db.query(
@@ -277,5 +277,17 @@ export function postgresSystem(options: {
     },
     ...(options.sweep ? { sweep: async () => void (await options.sweep!()) } : {}),
     remove: async (id) => void (await db.query(`DELETE FROM ${table} ${where}`, [id.operation, id.key])),
+  };
+}
+
+function postgresViewOf(row: Record<string, string | null>, unitMs: number): RecordView {
+  return {
+    state: STATES[row['state']!]!,
+    owner: row['owner'] ?? null,
+    fence: Number(row['fence']),
+    fingerprint: row['fingerprint'] ?? '',
+    payload: row['payload'] ?? null,
+    leaseUnits: row['lease_ms'] === null ? null : Math.ceil(Number(row['lease_ms']) / unitMs),
+    expiryUnits: Math.ceil(Number(row['expiry_ms']) / unitMs),
   };
 }
