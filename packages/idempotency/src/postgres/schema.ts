@@ -150,6 +150,9 @@ BEGIN
       code := 5; a := 'fencing token out of range: ' || v.fencing_token; RETURN;
     END IF;
     IF v.expires_at > now_ts THEN
+      -- The same owner claiming again (a retried call whose first answer was lost) still holds the key, lease or
+      -- no lease: as claim-1.lua, it answers as its first run did. A lapsed lease is only taken over by others.
+      IF v.state = 'p' AND v.owner = p_owner THEN code := 1; a := v.fencing_token::text; RETURN; END IF;
       IF v.state IN ('c', 'e') THEN
         IF v.fingerprint <> p_fingerprint THEN code := 4; a := v.fingerprint; b := 'completed'; RETURN; END IF;
         -- e: completed, but the value could not be encoded; the action must not run again.
@@ -160,8 +163,6 @@ BEGIN
         IF v.lease_until IS NULL THEN code := 5; a := 'a pending record has no lease'; RETURN; END IF;
         IF v.lease_until > now_ts THEN
           IF v.fingerprint <> p_fingerprint THEN code := 4; a := v.fingerprint; b := 'pending'; RETURN; END IF;
-          -- The same owner claiming again (a retried call whose first answer was lost) still holds the key.
-          IF v.owner = p_owner THEN code := 1; a := v.fencing_token::text; RETURN; END IF;
           code := 3; a := ceil(extract(epoch from v.lease_until - now_ts) * 1000)::bigint::text; RETURN;
         END IF;
         -- The owner's lease ran out without renewal (crashed or stalled): take over below.

@@ -1,7 +1,5 @@
 import { afterAll, beforeAll } from '@jest/globals';
 import { PostgresIdempotencyStore } from '../../src/postgres/index.js';
-import type { ModelCall } from '../../model/reference.js';
-import type { Situation } from '../../model/transitions.js';
 import { describeRecordModel, MODEL_TIMES, MODEL_UNIT_MS } from './record-model.behaviour.js';
 import { freshTable, suitePostgres } from './postgres-support.js';
 import { postgresSystem } from './record-systems.js';
@@ -9,14 +7,6 @@ import { postgresSystem } from './record-systems.js';
 // The model-based property test on PostgreSQL, standalone (with the sweep) and inside one caller's transaction
 // per run (rolled back after it). PostgreSQL's client never resends: a lost reply is a call the caller makes again.
 const postgres = suitePostgres();
-
-/**
- * Known defect (reported, not fixed here: src/postgres): an owner that claims again after its own lease ran out
- * (nobody took over) is granted a new token and lease, where the table and the Redis script answer its
- * reservation with the same token. test/integration/record-transitions.spec.ts keeps the case as `it.failing`.
- */
-const ownLapsedClaim = (c: ModelCall, s: Situation): boolean =>
-  c.call === 'claim' && s.record === 'pending' && s.owner === 'caller' && s.lease === 'over';
 
 const suite = {} as { table: string; store: PostgresIdempotencyStore };
 beforeAll(async () => {
@@ -32,7 +22,6 @@ const common = { times: MODEL_TIMES, unitMs: MODEL_UNIT_MS };
 
 describeRecordModel('PostgreSQL, standalone', {
   runs: 200,
-  avoid: ownLapsedClaim,
   sweeps: true,
   withSystem: (run) =>
     run(
@@ -48,7 +37,6 @@ describeRecordModel('PostgreSQL, standalone', {
 
 describeRecordModel("PostgreSQL, in the caller's transaction", {
   runs: 200,
-  avoid: ownLapsedClaim,
   withSystem: async (run) => {
     const client = await postgres.pool.connect();
     try {

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import type { RecordId } from '../../src/index.js';
 import { ReferenceModel, type ModelCall, type ModelTimes } from '../../model/reference.js';
-import { loadTransitions, type Situation } from '../../model/transitions.js';
+import { loadTransitions } from '../../model/transitions.js';
 import type { RecordSystem } from './record-systems.js';
 
 /**
@@ -17,8 +17,6 @@ import type { RecordSystem } from './record-systems.js';
  */
 export interface ModelSuiteOptions {
   readonly runs: number;
-  /** Situations this store is known to answer otherwise (a reported defect): never driven into. */
-  readonly avoid?: (call: ModelCall, situation: Situation) => boolean;
   /** The store has a sweep of expired records to drive. */
   readonly sweeps?: boolean;
   /** Runs one sequence on the store (e.g. inside a transaction opened for it). */
@@ -47,15 +45,8 @@ class RunModel {
     attempts: 0,
     last: undefined,
   }));
-  constructor(
-    system: RecordSystem,
-    readonly avoid: ModelSuiteOptions['avoid'],
-  ) {
+  constructor(system: RecordSystem) {
     this.ref = new ReferenceModel(system.kind, system.times, table);
-  }
-  /** False where the store is known to diverge (see {@link ModelSuiteOptions.avoid}). */
-  allows(c: ModelCall): boolean {
-    return !this.avoid?.(c, this.ref.situation(c));
   }
 }
 
@@ -85,7 +76,7 @@ class Claim implements Cmd {
   check(m: Readonly<RunModel>): boolean {
     const c = m.clients[this.client]!;
     if (this.newOwner) return true;
-    return c.owner !== undefined && m.allows(this.callOf(c));
+    return c.owner !== undefined;
   }
   private callOf(c: Client, owner = c.owner ?? ''): ModelCall {
     return { call: 'claim', owner, fingerprint: c.fingerprint };
@@ -158,8 +149,7 @@ class StoreIfAbsent implements Cmd {
 class Resend implements Cmd {
   constructor(readonly client: number) {}
   check(m: Readonly<RunModel>): boolean {
-    const last = m.clients[this.client]!.last;
-    return last !== undefined && m.allows(last);
+    return m.clients[this.client]!.last !== undefined;
   }
   async run(m: RunModel, r: Real): Promise<void> {
     await call(m, r, this.client, m.clients[this.client]!.last!, false);
@@ -237,7 +227,7 @@ export function describeRecordModel(name: string, options: ModelSuiteOptions): v
           options.withSystem(async (s) => {
             const id = { operation: 'model.run', key: `k-${randomUUID()}` };
             try {
-              const setup = () => ({ model: new RunModel(s, options.avoid), real: { system: s, id } });
+              const setup = () => ({ model: new RunModel(s), real: { system: s, id } });
               await fc.asyncModelRun(setup, cmds);
             } finally {
               await s.remove(id);
