@@ -7,7 +7,8 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { AttemptCode, AttemptFailure } from './attempt.js';
+import { isAxiosError } from 'axios';
+import { AttemptCode } from './attempt.js';
 import type { CallState } from './call-state.js';
 import type { UpstreamResponse } from './http-client.errors.js';
 import type { RetryInfo } from './service-client.options.js';
@@ -54,8 +55,7 @@ function outcomeOfStatus(status: number): AttemptOutcome {
 
 /** The outcome of an attempt that failed without an answer: a timeout, an abort or a network error. */
 function outcomeOfFailure(error: unknown): AttemptOutcome {
-  if (error instanceof AttemptFailure) {
-    if (error.response !== undefined) return outcomeOfStatus(error.response.status);
+  if (isAxiosError(error)) {
     if (error.code === AttemptCode.Canceled) return AttemptOutcome.Aborted;
     if (error.code === AttemptCode.TimedOut) return AttemptOutcome.Timeout;
   }
