@@ -53,7 +53,9 @@ export function serviceAdapter(
       data: answer.data,
       status: answer.status,
       statusText: '',
-      headers: answer.headers,
+      // The answer's headers stay in the call's record (`state.lastResponse`), where the client reads them: axios
+      // would copy a record given here into an AxiosHeaders on every attempt, a cost for nobody.
+      headers: {},
       config,
       request: undefined,
     };

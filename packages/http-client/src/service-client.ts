@@ -25,6 +25,29 @@ import type {
 const BASE_HEADERS = { accept: 'application/json, text/plain, */*' } as const;
 const JSON_HEADERS = { ...BASE_HEADERS, 'content-type': 'application/json' } as const;
 
+// The instance defaults this client's requests use; axios merges every key of the defaults into the config of
+// every attempt (`mergeConfig`), so the others go.
+const DEFAULTS_USED: ReadonlySet<string> = new Set([
+  'adapter',
+  'httpAgent',
+  'validateStatus',
+  'maxRedirects',
+  'proxy',
+  'transformRequest',
+  'transformResponse',
+]);
+
+/**
+ * Trims an instance's defaults to {@link DEFAULTS_USED}, once: axios' global ones (XSRF names, size limits, `env`,
+ * `transitional`) serve adapters this client does not use, and its header buckets (`common`, one per method) would
+ * be merged and flattened on every attempt for headers the adapter does not read (it sends the call's record).
+ */
+function leanDefaults(instance: AxiosInstance): void {
+  const defaults = instance.defaults as unknown as Record<string, unknown>;
+  for (const key of Object.keys(defaults)) if (!DEFAULTS_USED.has(key)) delete defaults[key];
+  instance.defaults.headers = {} as AxiosInstance['defaults']['headers'];
+}
+
 /** Creates a {@link ServiceClient}: one axios instance with axios-retry, built once. */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
   return new AxiosServiceClient(options);
@@ -87,6 +110,7 @@ class AxiosServiceClient implements ServiceClient {
       transformRequest: [],
       transformResponse: [],
     });
+    leanDefaults(this.http);
     axiosRetry(
       this.http,
       axiosRetryConfig({
