@@ -2,18 +2,19 @@ import http from 'node:http';
 import https from 'node:https';
 import { AxiosError, CanceledError } from 'axios';
 import type { UpstreamResponse } from './http-client.errors.js';
+import type { Target } from './target.js';
 
 /** What an attempt sends. */
 export interface AttemptRequest {
-  readonly url: URL;
+  readonly target: Target;
+  /** The request path on the target (with its query, if any). */
+  readonly path: string;
   readonly method: string;
   readonly headers: Record<string, string>;
   /** The serialised JSON body, if any. */
   readonly body: string | undefined;
   readonly timeoutMs: number;
   readonly signal: AbortSignal | undefined;
-  /** The keep-alive agent of the client (one per client, built once). */
-  readonly agent: http.Agent;
 }
 
 /** Codes an attempt fails with besides the socket's own (`ECONNRESET`, `ECONNREFUSED`...): axios' own codes. */
@@ -54,13 +55,13 @@ function bodyOf(text: string): unknown {
 }
 
 /**
- * One HTTP exchange on the client's keep-alive agent: resolves with any answer that came complete (5xx included;
+ * One HTTP exchange on the target's keep-alive agent: resolves with any answer that came complete (5xx included;
  * the adapter settles it), rejects with an `AxiosError` otherwise (the socket's code, `ETIMEDOUT`, or a
  * `CanceledError`). The timeout bounds the whole attempt, from the request to the body's end.
  */
 export function sendAttempt(request: AttemptRequest): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
-    const { url, signal } = request;
+    const { target, signal } = request;
     let settled = false;
     const onAbort = (): void => fail(failure(AttemptCode.Canceled, 'canceled'));
     const done = (): boolean => {
@@ -70,11 +71,14 @@ export function sendAttempt(request: AttemptRequest): Promise<UpstreamResponse> 
       signal?.removeEventListener('abort', onAbort);
       return true;
     };
-    const { headers } = request;
-    const req = (url.protocol === 'https:' ? https : http).request(url, {
+    const req = (target.protocol === 'https:' ? https : http).request({
+      protocol: target.protocol,
+      host: target.host,
+      port: target.port,
+      path: request.path,
       method: request.method,
-      headers,
-      agent: request.agent,
+      headers: request.headers,
+      agent: target.agent,
     });
     function fail(error: AxiosError): void {
       if (!done()) return;

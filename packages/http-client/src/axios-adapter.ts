@@ -1,14 +1,13 @@
-import type http from 'node:http';
 import { AxiosError, type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import { sendAttempt } from './attempt.js';
 import { stateOf, type CallState } from './call-state.js';
 import { DEADLINE_HEADER } from './headers.js';
-import { joinURL } from './request-checks.js';
+import { pathOn, type Target } from './target.js';
 import { tracedAttempt, type ClientTracing } from './tracing.js';
 
 /** Where and for how long one attempt goes, decided when it starts. */
 export interface AttemptPlan {
-  readonly baseURL: string;
+  readonly target: Target;
   readonly timeoutMs: number;
   /** The `x-request-deadline` this attempt sends. */
   readonly sentDeadline: number;
@@ -16,7 +15,7 @@ export interface AttemptPlan {
 
 /**
  * The axios adapter of a client: axios and axios-retry decide what is sent and whether it is sent again; this
- * sends one attempt on the client's keep-alive agent, and settles it with the instance's `validateStatus` (a 5xx
+ * sends one attempt on the client's keep-alive agent (to a target parsed once), and settles it with the instance's `validateStatus` (a 5xx
  * rejects with `ERR_BAD_RESPONSE`, for axios-retry to see). Axios calls it once per attempt, retries included, so
  * it is where an attempt starts: `plan` counts it, picks its base URL (round robin) and its timeout from the
  * deadline, and reports it. It sends the call's header record (built once per call) plus this attempt's deadline
@@ -24,7 +23,6 @@ export interface AttemptPlan {
  * serialised once per call.
  */
 export function serviceAdapter(
-  agent: http.Agent,
   tracing: ClientTracing,
   plan: (state: CallState) => AttemptPlan,
 ): AxiosAdapter {
@@ -33,16 +31,16 @@ export function serviceAdapter(
     if (state === undefined) {
       throw new AxiosError('a request without a call state', AxiosError.ERR_BAD_OPTION, config);
     }
-    const { baseURL, timeoutMs, sentDeadline } = plan(state);
+    const { target, timeoutMs, sentDeadline } = plan(state);
     state.lastResponse = undefined;
-    const url = joinURL(baseURL, state.path);
+    const path = pathOn(target, state.path);
     const headers = { ...state.headers, [DEADLINE_HEADER]: String(sentDeadline) };
     const signal = config.signal as AbortSignal | undefined;
     const send = () =>
-      sendAttempt({ url, method: state.method, headers, body: state.body, timeoutMs, signal, agent });
+      sendAttempt({ target, path, method: state.method, headers, body: state.body, timeoutMs, signal });
     let answer;
     try {
-      answer = await tracedAttempt(tracing, state, url, headers, send);
+      answer = await tracedAttempt(tracing, state, target, path, headers, send);
     } catch (error) {
       // axios-retry retries from the error's config: without it, a failure is never retried.
       if (error instanceof AxiosError) error.config = config;

@@ -23,11 +23,6 @@ export function hostOf(url: string): string {
   }
 }
 
-/** `base` and `path` joined as one URL string, as a base URL with a path prefix expects. */
-export function joinURL(base: string, path: string): URL {
-  return new URL(`${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
-}
-
 /** Refuses a request that could not be sent as given, before any attempt. */
 export function assertSendable(
   method: HttpMethod,

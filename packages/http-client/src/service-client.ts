@@ -1,4 +1,3 @@
-import http from 'node:http';
 import { context, trace } from '@opentelemetry/api';
 import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
 import axiosRetry from 'axios-retry';
@@ -11,6 +10,7 @@ import { InvalidRequestError, RequestAbortedError, UpstreamTimeoutError } from '
 import { RetryBudget } from './retry-budget.js';
 import { axiosRetryConfig, markedExhausted } from './retry-policy.js';
 import { assertSendable, hostOf, safely } from './request-checks.js';
+import { keepAliveAgents, targetOf, type Target } from './target.js';
 import { clientTracing, endCallSpan, startCallSpan, type ClientTracing } from './tracing.js';
 import type {
   CallOptions,
@@ -30,6 +30,7 @@ const JSON_HEADERS = { ...BASE_HEADERS, 'content-type': 'application/json' } as 
 const DEFAULTS_USED: ReadonlySet<string> = new Set([
   'adapter',
   'httpAgent',
+  'httpsAgent',
   'validateStatus',
   'maxRedirects',
   'proxy',
@@ -62,7 +63,7 @@ export function createServiceClient(options: ServiceClientOptions): ServiceClien
  */
 class AxiosServiceClient implements ServiceClient {
   private readonly http: AxiosInstance;
-  private readonly baseURLs: readonly string[];
+  private readonly targets: readonly Target[];
   private readonly attemptTimeoutMs: number;
   private readonly defaultBudgetMs: number;
   private readonly minAttemptMs: number;
@@ -71,7 +72,7 @@ class AxiosServiceClient implements ServiceClient {
   private readonly tracing: ClientTracing;
   /** The client's headers merged with the base ones, once: without a body, and with one (`content-type`). */
   private readonly headers: { readonly bare: Record<string, string>; readonly json: Record<string, string> };
-  private nextBaseURL = 0;
+  private nextTarget = 0;
 
   constructor(private readonly options: ServiceClientOptions) {
     const baseURLs = options.baseURLs ?? (options.baseURL === undefined ? [] : [options.baseURL]);
@@ -82,7 +83,19 @@ class AxiosServiceClient implements ServiceClient {
         attempts: 0,
       });
     }
-    this.baseURLs = [...baseURLs];
+    const agents = keepAliveAgents();
+    this.targets = baseURLs.map((baseURL) => {
+      try {
+        return targetOf(baseURL, agents);
+      } catch (error) {
+        throw new InvalidRequestError(`createServiceClient: ${String((error as Error).message)}`, {
+          method: '-',
+          path: '-',
+          attempts: 0,
+          cause: error,
+        });
+      }
+    });
     this.tracing = clientTracing(
       options.tracer ?? trace.getTracer('@retry-safe/http-client'),
       options.name ?? hostOf(baseURLs[0] as string),
@@ -96,11 +109,10 @@ class AxiosServiceClient implements ServiceClient {
       bare: { ...BASE_HEADERS, ...options.headers },
       json: { ...JSON_HEADERS, ...options.headers },
     };
-    // Node's global agent's settings (keep-alive, LIFO, idle sockets closed after 5 s), as the client's own.
-    const agent = new http.Agent({ keepAlive: true, scheduling: 'lifo', timeout: 5000 });
     this.http = axios.create({
-      adapter: serviceAdapter(agent, this.tracing, (state) => this.planAttempt(state)),
-      httpAgent: agent,
+      adapter: serviceAdapter(this.tracing, (state) => this.planAttempt(state)),
+      httpAgent: agents.http,
+      httpsAgent: agents.https,
       // 2xx-4xx resolve (4xx passes up unchanged); 5xx rejects so that axios-retry sees it.
       validateStatus: (status) => status < 500,
       maxRedirects: 0,
@@ -204,7 +216,7 @@ class AxiosServiceClient implements ServiceClient {
       this.marginMs === undefined
         ? state.deadline
         : Math.min(state.deadline, now + timeoutMs) - this.marginMs;
-    const baseURL = this.pickBaseURL();
+    const target = this.pickTarget();
     const onAttempt = this.options.onAttempt;
     if (onAttempt !== undefined) {
       safely(() =>
@@ -212,7 +224,7 @@ class AxiosServiceClient implements ServiceClient {
           attempt: state.attempts,
           method: state.method,
           path: state.path,
-          baseURL,
+          baseURL: target.baseURL,
           timeoutMs,
           remainingMs: Math.max(0, remaining),
           deadline: state.deadline,
@@ -222,12 +234,12 @@ class AxiosServiceClient implements ServiceClient {
         }),
       );
     }
-    return { baseURL, timeoutMs, sentDeadline };
+    return { target, timeoutMs, sentDeadline };
   }
 
-  private pickBaseURL(): string {
-    const baseURL = this.baseURLs[this.nextBaseURL % this.baseURLs.length] as string;
-    this.nextBaseURL = (this.nextBaseURL + 1) % this.baseURLs.length;
-    return baseURL;
+  private pickTarget(): Target {
+    const target = this.targets[this.nextTarget] as Target;
+    this.nextTarget = (this.nextTarget + 1) % this.targets.length;
+    return target;
   }
 }
