@@ -1,7 +1,7 @@
 import { AxiosError, type AxiosAdapter, type AxiosResponse, type InternalAxiosRequestConfig } from 'axios';
 import { sendAttempt } from './attempt.js';
 import { stateOf, type CallState } from './call-state.js';
-import { DEADLINE_HEADER } from './headers.js';
+import { DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER } from './headers.js';
 import { pathOn, type Target } from './target.js';
 import { tracedAttempt, type ClientTracing } from './tracing.js';
 
@@ -34,7 +34,10 @@ export function serviceAdapter(
     const { target, timeoutMs, sentDeadline } = plan(state);
     state.lastResponse = undefined;
     const path = pathOn(target, state.path);
-    const headers = { ...state.headers, [DEADLINE_HEADER]: String(sentDeadline) };
+    const headers: Record<string, string> = { ...state.headers, [DEADLINE_HEADER]: String(sentDeadline) };
+    if (state.keyPerAttempt !== undefined && state.attemptKey !== undefined) {
+      headers[IDEMPOTENCY_KEY_HEADER] = state.attemptKey;
+    }
     const signal = config.signal as AbortSignal | undefined;
     const send = () =>
       sendAttempt({ target, path, method: state.method, headers, body: state.body, timeoutMs, signal });

@@ -21,6 +21,8 @@ export class CallState {
   retriesSpent = false;
   /** The last answer an attempt got, headers as a plain record (the call's result, or its error's response). */
   lastResponse: UpstreamResponse | undefined = undefined;
+  /** The key the current attempt sends (the call's, or `keyPerAttempt`'s for this attempt). */
+  attemptKey: string | undefined;
   /** The call's span, and the context its attempt spans start under. */
   span: Span | undefined = undefined;
   traceContext: Context | undefined = undefined;
@@ -35,7 +37,11 @@ export class CallState {
     readonly headers: Record<string, string>,
     /** The serialised JSON body, if any (serialised once, not per attempt). */
     readonly body: string | undefined,
-  ) {}
+    /** `CallOptions.idempotencyKeyPerAttempt` (a demonstration of the unsafe design). */
+    readonly keyPerAttempt?: (attempt: number) => string,
+  ) {
+    this.attemptKey = idempotencyKey;
+  }
 }
 
 /** An axios config that carries a call's state. */

@@ -24,11 +24,11 @@ const IDEMPOTENT_METHODS: ReadonlySet<HttpMethod> = new Set(['GET', 'PUT', 'DELE
 
 /**
  * Whether a call may be sent again at all: an idempotent method, or a request that carries an `Idempotency-Key`
- * (the server then does it once whatever the attempts). A keyless `POST` is never resent: its first attempt may
+ * (the server then does it once whatever the attempts; a key per attempt, the demonstration, defeats that). A keyless `POST` is never resent: its first attempt may
  * have charged, and nothing would tell the second from a new payment.
  */
 export function mayResend(state: CallState): boolean {
-  return state.idempotencyKey !== undefined || IDEMPOTENT_METHODS.has(state.method);
+  return state.attemptKey !== undefined || IDEMPOTENT_METHODS.has(state.method);
 }
 
 /** True when the last answer says the hop below already retried it (`x-retry-exhausted: true`). */
@@ -85,7 +85,7 @@ function reportRetry(retry: number, error: AxiosError, settings: RetrySettings):
     delayMs: state.nextDelayMs,
     status: error.response?.status,
     errorCode: error.code,
-    idempotencyKey: state.idempotencyKey,
+    idempotencyKey: state.attemptKey,
     requestId: state.requestId,
   };
   safely(() => recordRetry(state.span, info));

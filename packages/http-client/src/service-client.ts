@@ -185,7 +185,9 @@ class AxiosServiceClient implements ServiceClient {
     const base = body === undefined ? this.headers.bare : this.headers.json;
     const headers: Record<string, string> =
       options.headers === undefined ? { ...base } : { ...base, ...options.headers };
-    if (options.idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey;
+    if (options.idempotencyKey !== undefined && options.idempotencyKeyPerAttempt === undefined) {
+      headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey;
+    }
     if (options.requestId !== undefined) headers[REQUEST_ID_HEADER] = options.requestId;
     if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     assertSendable(method, path, deadline, headers);
@@ -202,12 +204,15 @@ class AxiosServiceClient implements ServiceClient {
         { method, path, attempts: 0 },
       );
     }
-    return new CallState(method, path, deadline, options.idempotencyKey, options.requestId, headers, body);
+    const perAttempt = options.idempotencyKeyPerAttempt;
+    const key = perAttempt === undefined ? options.idempotencyKey : undefined;
+    return new CallState(method, path, deadline, key, options.requestId, headers, body, perAttempt);
   }
 
   /** Starts an attempt (the adapter's first step): its number, base URL, timeout and sent deadline. */
   private planAttempt(state: CallState): AttemptPlan {
     state.attempts += 1;
+    if (state.keyPerAttempt !== undefined) state.attemptKey = state.keyPerAttempt(state.attempts);
     const now = Date.now();
     const remaining = state.deadline - now;
     const timeoutMs = Math.max(1, Math.min(this.attemptTimeoutMs, remaining));
@@ -229,7 +234,7 @@ class AxiosServiceClient implements ServiceClient {
           remainingMs: Math.max(0, remaining),
           deadline: state.deadline,
           sentDeadline,
-          idempotencyKey: state.idempotencyKey,
+          idempotencyKey: state.attemptKey,
           requestId: state.requestId,
         }),
       );

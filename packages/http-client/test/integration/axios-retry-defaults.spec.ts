@@ -91,6 +91,22 @@ describe("this client's retryCondition: a POST is resent only with its Idempoten
     },
   );
 
+  it('the demonstration of the unsafe design, a fresh key per attempt (idempotencyKeyPerAttempt), charges twice', async () => {
+    const provider = chargingProvider('reset');
+    const server = await serve(provider.respond);
+    const client = createServiceClient({ baseURL: server.url, ...fast });
+
+    const response = await client.post(
+      '/v1/charges',
+      { amount: 100 },
+      { idempotencyKey: '"ignored"', idempotencyKeyPerAttempt: (attempt) => `"fresh-${attempt}"` },
+    );
+
+    expect(response).toMatchObject({ ok: true, data: { id: 'ch_2' }, attempts: 2 });
+    expect(server.requests.map((r) => r.headers[IDEMPOTENCY_KEY_HEADER])).toEqual(['"fresh-1"', '"fresh-2"']);
+    expect(provider.charges).toEqual(['ch_1', 'ch_2']);
+  });
+
   it('a keyless GET is retried: reading twice does what reading once does', async () => {
     const server = await serve((n, req, res) => (n === 1 ? reset(req) : json(res, 200, { calls: 1 })));
     const client = createServiceClient({ baseURL: server.url, ...fast });
