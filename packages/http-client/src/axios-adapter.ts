@@ -15,12 +15,11 @@ export interface AttemptPlan {
 
 /**
  * The axios adapter of a client: axios and axios-retry decide what is sent and whether it is sent again; this
- * sends one attempt on the client's keep-alive agent (to a target parsed once), and settles it with the instance's `validateStatus` (a 5xx
+ * sends one attempt on the target's keep-alive agent and settles it with the instance's `validateStatus` (a 5xx
  * rejects with `ERR_BAD_RESPONSE`, for axios-retry to see). Axios calls it once per attempt, retries included, so
- * it is where an attempt starts: `plan` counts it, picks its base URL (round robin) and its timeout from the
- * deadline, and reports it. It sends the call's header record (built once per call) plus this attempt's deadline
- * and trace context, instead of serialising axios' header objects again on every attempt; `data` is the body as
- * serialised once per call.
+ * it is where an attempt starts: `plan` counts it, picks its target (round robin) and its timeout from the
+ * deadline, and reports it. It sends the call's header record and body (built once per call) plus this attempt's
+ * deadline and trace context, instead of serialising axios' header objects again on every attempt.
  */
 export function serviceAdapter(
   tracing: ClientTracing,
