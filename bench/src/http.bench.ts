@@ -24,6 +24,7 @@
  * Optional: HTTP_BENCH_SECONDS (per scenario, default 25, split over HTTP_BENCH_ROUNDS, default 5, interleaved),
  * HTTP_BENCH_WARMUP_SECONDS (per scenario, default 2: a process's CPU per answer falls for seconds while the JIT
  * warms up),
+ * HTTP_BENCH_BASELINE_GOAL (the least fresh payments/s ratio to the baseline, default 1.5),
  * HTTP_BENCH_CONNECTIONS (default 32), HTTP_BENCH_RATE (requests per second in all: a fixed rate instead of as fast
  * as the chain answers, for CPU per answer at the same load), HTTP_BENCH_CPU_PROF=<dir> (every service runs with
  * `--cpu-prof` into it; `node bench/dist/profile-summary.js <dir>` prints the largest costs). Writes

@@ -1,6 +1,7 @@
 /** The printout and ratios of `pnpm bench:http`. */
 import type { ChainResult } from './chain-load.js';
 import { CHAIN_SERVICES, type Chain } from './chain-stack.js';
+import { positiveNumber } from './env.js';
 import { median, round } from './stats.js';
 
 /** One ratio the report prints, with its goal where the issues set one. */
@@ -10,7 +11,10 @@ export interface Comparison {
   /** The median of the same ratio taken round by round, and its range. */
   readonly perRoundMedian?: number;
   readonly perRoundRange?: readonly [number, number];
-  /** The ratio must be at least this (issue 17: 1.5x the baseline; issue 13: 0.85 of order creation without records). */
+  /**
+   * The ratio must be at least this (issue 17: 1.5x the baseline, `HTTP_BENCH_BASELINE_GOAL` for another baseline;
+   * issue 13: 0.85 of order creation without records).
+   */
   readonly atLeast?: number;
   readonly met?: boolean;
 }
@@ -46,10 +50,17 @@ function ratiosOf(chains: readonly Chain[]): Ratio[] {
   const cpu = (what: string, a: Row, b: Row): Ratio => ({ what, of: 'cpu', a, b });
   const control = (what: string, a: Row, b: Row): Ratio => ({ what, of: 'control', a, b });
   const ran = (label: string) => chains.some((c) => c.label === label);
+  // The goal against the baseline: issue 17's 1.5x by default; issue 28 (http-client on axios) asks for 0.9x.
+  const goal = positiveNumber('HTTP_BENCH_BASELINE_GOAL', 1.5);
   const baseline = !ran(BASELINE)
     ? []
     : [
-        ops('fresh payments/s, this tree / baseline (goal >= 1.5x)', [ON, FRESH], [BASELINE, FRESH], 1.5),
+        ops(
+          `fresh payments/s, this tree / baseline (goal >= ${goal}x)`,
+          [ON, FRESH],
+          [BASELINE, FRESH],
+          goal,
+        ),
         ops('replays/s, this tree / baseline', [ON, REPLAYS], [BASELINE, REPLAYS]),
         ops('orders created/s, this tree / baseline', [ON, ORDERS], [BASELINE, ORDERS]),
         cpu('service CPU per fresh payment, this tree / baseline', [ON, FRESH], [BASELINE, FRESH]),

@@ -10,6 +10,16 @@ export function positiveInt(name: string, fallback: number): number {
   return value;
 }
 
+/** `process.env[name]` as a positive number, `fallback` when unset or empty. */
+export function positiveNumber(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === '') return fallback;
+  const value = Number(raw);
+  if (!Number.isFinite(value) || value <= 0)
+    throw new Error(`${name} must be a positive number, got "${raw}"`);
+  return value;
+}
+
 /** Reads a URL from the environment and refuses anything but loopback: load must stay on this machine. */
 export function loopbackUrl(name: string, required: boolean): string | undefined {
   const raw = process.env[name];

@@ -1,10 +1,14 @@
 import http from 'node:http';
 import https from 'node:https';
+import { AxiosError, CanceledError } from 'axios';
 import type { UpstreamResponse } from './http-client.errors.js';
+import type { Target } from './target.js';
 
 /** What an attempt sends. */
 export interface AttemptRequest {
-  readonly url: URL;
+  readonly target: Target;
+  /** The request path on the target (with its query, if any). */
+  readonly path: string;
   readonly method: string;
   readonly headers: Record<string, string>;
   /** The serialised JSON body, if any. */
@@ -13,30 +17,21 @@ export interface AttemptRequest {
   readonly signal: AbortSignal | undefined;
 }
 
-/** Codes an attempt fails with besides the socket's own (`ECONNRESET`, `ECONNREFUSED`...). */
+/** Codes an attempt fails with besides the socket's own (`ECONNRESET`, `ECONNREFUSED`...): axios' own codes. */
 export const AttemptCode = {
-  /** No complete answer within the attempt's timeout. */
-  TimedOut: 'ETIMEDOUT',
+  /** No complete answer within the attempt's timeout (axios' code with `clarifyTimeoutError`). */
+  TimedOut: AxiosError.ETIMEDOUT,
   /** The caller's signal fired. */
-  Canceled: 'ERR_CANCELED',
+  Canceled: AxiosError.ERR_CANCELED,
   /** The answer was a 5xx (the response is attached). */
-  BadResponse: 'ERR_BAD_RESPONSE',
+  BadResponse: AxiosError.ERR_BAD_RESPONSE,
 } as const;
 
-/**
- * Why an attempt produced no usable answer: a network error (the socket's code), a timeout, an abort, or a 5xx
- * answer (with its {@link AttemptFailure.response}). The `cause` of the error a failed call throws.
- */
-export class AttemptFailure extends Error {
-  constructor(
-    readonly code: string,
-    message: string,
-    readonly response?: UpstreamResponse,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = 'AttemptFailure';
-  }
+/** Why an attempt failed without an answer: the axios error axios-retry reads (`code`, and the socket's cause). */
+function failure(code: string, message: string, cause?: unknown): AxiosError {
+  const error = code === AttemptCode.Canceled ? new CanceledError(message) : new AxiosError(message, code);
+  if (cause instanceof Error) error.cause = cause;
+  return error;
 }
 
 /** Response headers as a plain record, names in lower case (repeated ones joined with `, `). */
@@ -60,14 +55,15 @@ function bodyOf(text: string): unknown {
 }
 
 /**
- * One HTTP exchange on Node's global agent (keep-alive): resolves with any answer that came complete, rejects with
- * an {@link AttemptFailure} otherwise. The timeout bounds the whole attempt, from the request to the body's end.
+ * One HTTP exchange on the target's keep-alive agent: resolves with any answer that came complete (5xx included;
+ * the adapter settles it), rejects with an `AxiosError` otherwise (the socket's code, `ETIMEDOUT`, or a
+ * `CanceledError`). The timeout bounds the whole attempt, from the request to the body's end.
  */
 export function sendAttempt(request: AttemptRequest): Promise<UpstreamResponse> {
   return new Promise((resolve, reject) => {
-    const { url, signal } = request;
+    const { target, signal } = request;
     let settled = false;
-    const onAbort = (): void => fail(new AttemptFailure(AttemptCode.Canceled, 'canceled'));
+    const onAbort = (): void => fail(failure(AttemptCode.Canceled, 'canceled'));
     const done = (): boolean => {
       if (settled) return false;
       settled = true;
@@ -75,19 +71,19 @@ export function sendAttempt(request: AttemptRequest): Promise<UpstreamResponse> 
       signal?.removeEventListener('abort', onAbort);
       return true;
     };
-    const headers: Record<string, string> = {
-      accept: 'application/json, text/plain, */*',
-      ...request.headers,
-    };
-    if (request.body !== undefined) {
-      headers['content-type'] = 'application/json';
-      headers['content-length'] = String(Buffer.byteLength(request.body));
-    }
-    const req = (url.protocol === 'https:' ? https : http).request(url, { method: request.method, headers });
-    function fail(failure: AttemptFailure): void {
+    const req = (target.protocol === 'https:' ? https : http).request({
+      protocol: target.protocol,
+      host: target.host,
+      port: target.port,
+      path: request.path,
+      method: request.method,
+      headers: request.headers,
+      agent: target.agent,
+    });
+    function fail(error: AxiosError): void {
       if (!done()) return;
       req.destroy();
-      reject(failure);
+      reject(error);
     }
     // Timers run before the loop reads its sockets: after this process was busy past the timeout, the answer can
     // be waiting unread. Failing in the timer would resend a request that was answered, so the check runs in the
@@ -95,19 +91,19 @@ export function sendAttempt(request: AttemptRequest): Promise<UpstreamResponse> 
     const timer = setTimeout(
       () =>
         setImmediate(() =>
-          fail(new AttemptFailure(AttemptCode.TimedOut, `timeout of ${request.timeoutMs} ms exceeded`)),
+          fail(failure(AttemptCode.TimedOut, `timeout of ${request.timeoutMs} ms exceeded`)),
         ),
       request.timeoutMs,
     );
     signal?.addEventListener('abort', onAbort, { once: true });
     req.on('error', (error: NodeJS.ErrnoException) =>
-      fail(new AttemptFailure(error.code ?? 'ECONNRESET', error.message, undefined, { cause: error })),
+      fail(failure(error.code ?? 'ECONNRESET', error.message, error)),
     );
     req.on('response', (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (chunk: Buffer) => chunks.push(chunk));
       res.on('error', (error: NodeJS.ErrnoException) =>
-        fail(new AttemptFailure(error.code ?? 'ECONNRESET', error.message, undefined, { cause: error })),
+        fail(failure(error.code ?? 'ECONNRESET', error.message, error)),
       );
       res.on('end', () => {
         if (!done()) return;

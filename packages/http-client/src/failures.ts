@@ -1,6 +1,5 @@
-import { AttemptCode, type AttemptFailure } from './attempt.js';
+import { isAxiosError, isCancel, type AxiosError } from 'axios';
 import type { CallState } from './call-state.js';
-import { RETRY_EXHAUSTED_HEADER } from './headers.js';
 import {
   RequestAbortedError,
   UpstreamTimeoutError,
@@ -24,40 +23,39 @@ export const RETRYABLE_ERROR_CODES: ReadonlySet<string> = new Set([
 ]);
 const TIMEOUT_CODES: ReadonlySet<string> = new Set(['ETIMEDOUT', 'ECONNABORTED']);
 
-/** True when the answer says the hop below already retried it (`x-retry-exhausted: true`). */
-export function markedExhausted(failure: AttemptFailure): boolean {
-  return failure.response?.headers[RETRY_EXHAUSTED_HEADER] === 'true';
-}
-
 /**
  * The error a failed call throws: `REQUEST_ABORTED` when its signal fired, `UPSTREAM_TIMEOUT` when the deadline
- * ended it, else `UPSTREAM_UNAVAILABLE`; with the last answer, and whether nobody above may retry it.
+ * ended it, else `UPSTREAM_UNAVAILABLE`; with the last answer, and whether nobody above may retry it. An error
+ * that is not axios' (a defect) passes as it is.
  */
 export function toClientError(
-  failure: AttemptFailure,
+  error: unknown,
   state: CallState,
   signal: AbortSignal | undefined,
-  isRetryable: (failure: AttemptFailure) => boolean,
-): Error {
+  markedExhausted: boolean,
+): unknown {
+  if (!isAxiosError(error) && !isCancel(error)) return error;
   const context: HttpClientErrorContext = {
     method: state.method,
     path: state.path,
     attempts: state.attempts,
-    cause: failure,
+    cause: error,
   };
-  if (failure.code === AttemptCode.Canceled || signal?.aborted === true) {
+  if (isCancel(error) || signal?.aborted === true) {
     return new RequestAbortedError(
       `${state.method} ${state.path}: aborted by the caller during attempt ${state.attempts}`,
       context,
     );
   }
-  const response = failure.response;
-  // Retried here, stopped by the budget or the deadline, or retried below: nobody above retries it again.
-  const retriesExhausted =
-    state.stoppedBy !== undefined || markedExhausted(failure) || (isRetryable(failure) && state.attempts > 1);
+  const failure = error as AxiosError;
+  // The adapter's record of this attempt's answer (axios' own copy has AxiosHeaders).
+  const response = failure.response === undefined ? undefined : state.lastResponse;
+  // Retried here until the retries were spent, stopped by the budget or the deadline, or retried below: nobody
+  // above retries it again.
+  const retriesExhausted = state.retriesSpent || state.stoppedBy !== undefined || markedExhausted;
   const full: HttpClientErrorContext = { ...context, response, retriesExhausted };
   const last = response === undefined ? failure.code : `status ${response.status}`;
-  const timedOut = TIMEOUT_CODES.has(failure.code);
+  const timedOut = failure.code !== undefined && TIMEOUT_CODES.has(failure.code);
   if (state.stoppedBy === 'deadline' || timedOut) {
     return new UpstreamTimeoutError(
       `${state.method} ${state.path}: no answer within the deadline after ${state.attempts} attempt(s) (last: ${last})`,

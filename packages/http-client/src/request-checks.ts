@@ -1,4 +1,4 @@
-// The request's own checks and small helpers of the retry loop, apart from the loop itself.
+// The request's own checks, and small helpers of the client.
 import { InvalidRequestError } from './http-client.errors.js';
 import type { HttpMethod } from './service-client.options.js';
 
@@ -21,16 +21,6 @@ export function hostOf(url: string): string {
   } catch {
     return url;
   }
-}
-
-/** Read through a call, so the compiler does not narrow the flag across the awaits of the retry loop. */
-export function abortedNow(signal: AbortSignal | undefined): boolean {
-  return signal?.aborted === true;
-}
-
-/** `base` and `path` joined as one URL string, as a base URL with a path prefix expects. */
-export function joinURL(base: string, path: string): URL {
-  return new URL(`${base.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`);
 }
 
 /** Refuses a request that could not be sent as given, before any attempt. */

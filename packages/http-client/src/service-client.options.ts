@@ -18,6 +18,7 @@ export interface AttemptInfo {
   deadline: number;
   /** The deadline this attempt sends as `x-request-deadline` (see `attemptDeadlineMarginMs`). */
   sentDeadline: number;
+  /** The key this attempt sends. */
   idempotencyKey: string | undefined;
   requestId: string | undefined;
 }
@@ -136,6 +137,13 @@ export interface ServiceClientOptions {
 export interface CallOptions {
   /** Sent as `Idempotency-Key` on every attempt, exactly as given (pass the client's raw header value). */
   idempotencyKey?: string;
+  /**
+   * DEMONSTRATION of the unsafe design (the gateway's `GATEWAY_KEY_MODE=regenerate`), never for real traffic:
+   * called as each attempt starts, its result is that attempt's `Idempotency-Key`, sent as given. No server can
+   * then tell a retry from a new request, so a retry after a lost answer does the work again. The call is retried
+   * like a keyed one. Takes the place of `idempotencyKey`.
+   */
+  idempotencyKeyPerAttempt?: (attempt: number) => string;
   /**
    * Absolute deadline (epoch ms) of the whole chain; sent as `x-request-deadline` on every attempt.
    * @default Date.now() + defaultBudgetMs

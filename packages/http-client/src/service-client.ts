@@ -1,60 +1,78 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { context, trace } from '@opentelemetry/api';
-import { AttemptCode, AttemptFailure, sendAttempt } from './attempt.js';
-import { backoffDelayMs } from './backoff.js';
-import { CallState } from './call-state.js';
-import { RETRYABLE_ERROR_CODES, markedExhausted, toClientError } from './failures.js';
+import axios, { type AxiosInstance, type AxiosResponse } from 'axios';
+import axiosRetry from 'axios-retry';
+import { serviceAdapter, type AttemptPlan } from './axios-adapter.js';
+import { CallState, STATE_KEY, type ConfigWithState } from './call-state.js';
+import { toClientError } from './failures.js';
 import { DEFAULT_MIN_ATTEMPT_MS } from './defaults.js';
-import { DEADLINE_HEADER, IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './headers.js';
-import {
-  InvalidRequestError,
-  RequestAbortedError,
-  UpstreamTimeoutError,
-  type UpstreamResponse,
-} from './http-client.errors.js';
+import { IDEMPOTENCY_KEY_HEADER, REQUEST_ID_HEADER } from './headers.js';
+import { InvalidRequestError, RequestAbortedError, UpstreamTimeoutError } from './http-client.errors.js';
 import { RetryBudget } from './retry-budget.js';
-import { abortedNow, assertSendable, hostOf, joinURL, safely } from './request-checks.js';
-import {
-  clientTracing,
-  endCallSpan,
-  recordRetry,
-  startCallSpan,
-  tracedAttempt,
-  type ClientTracing,
-} from './tracing.js';
+import { axiosRetryConfig, markedExhausted } from './retry-policy.js';
+import { assertSendable, hostOf, safely } from './request-checks.js';
+import { keepAliveAgents, targetOf, type Target } from './target.js';
+import { clientTracing, endCallSpan, startCallSpan, type ClientTracing } from './tracing.js';
 import type {
   CallOptions,
   HttpMethod,
   RequestOptions,
-  RetryInfo,
   ServiceClient,
   ServiceClientOptions,
   ServiceResponse,
 } from './service-client.options.js';
 
-/** Creates a {@link ServiceClient} (Node's `http` on its keep-alive global agent, retries of its own). */
+// Sent on every attempt unless a call says otherwise (axios' own default `Accept`).
+const BASE_HEADERS = { accept: 'application/json, text/plain, */*' } as const;
+const JSON_HEADERS = { ...BASE_HEADERS, 'content-type': 'application/json' } as const;
+
+// The instance defaults this client's requests use; axios merges every key of the defaults into the config of
+// every attempt (`mergeConfig`), so the others go.
+const DEFAULTS_USED: ReadonlySet<string> = new Set([
+  'adapter',
+  'httpAgent',
+  'httpsAgent',
+  'validateStatus',
+  'maxRedirects',
+  'proxy',
+  'transformRequest',
+  'transformResponse',
+]);
+
+/**
+ * Trims an instance's defaults to {@link DEFAULTS_USED}, once: axios' global ones (XSRF names, size limits, `env`,
+ * `transitional`) serve adapters this client does not use, and its header buckets (`common`, one per method) would
+ * be merged and flattened on every attempt for headers the adapter does not read (it sends the call's record).
+ */
+function leanDefaults(instance: AxiosInstance): void {
+  const defaults = instance.defaults as unknown as Record<string, unknown>;
+  for (const key of Object.keys(defaults)) if (!DEFAULTS_USED.has(key)) delete defaults[key];
+  instance.defaults.headers = {} as AxiosInstance['defaults']['headers'];
+}
+
+/** Creates a {@link ServiceClient}: one axios instance with axios-retry, built once. */
 export function createServiceClient(options: ServiceClientOptions): ServiceClient {
-  return new NodeServiceClient(options);
+  return new AxiosServiceClient(options);
 }
 
 /**
- * Retries network errors, timeouts and `retryStatuses` answers with backoff inside the deadline and the budget,
- * each attempt with its own timeout and deadline header. Written on `node:http` rather than axios: on the chain's
- * hot path axios' per-call configuration merging, header objects and interceptors cost more CPU than the hop's
- * own HTTP work (`pnpm bench:http`, docs/benchmarks.md).
+ * One axios instance per service called, built once with its keep-alive agent, its adapter and axios-retry
+ * (`axiosRetryConfig`): axios-retry retries network errors, timeouts and `retryStatuses` answers with backoff
+ * inside the deadline and the budget, each attempt with its own timeout and deadline header; a `POST` only with
+ * an `Idempotency-Key`. No interceptor of its own: what changes per attempt is done by the adapter
+ * (`serviceAdapter`), which axios calls once per attempt.
  */
-class NodeServiceClient implements ServiceClient {
-  private readonly baseURLs: readonly string[];
-  private readonly retries: number;
-  private readonly retryStatuses: ReadonlySet<number>;
+class AxiosServiceClient implements ServiceClient {
+  private readonly http: AxiosInstance;
+  private readonly targets: readonly Target[];
   private readonly attemptTimeoutMs: number;
   private readonly defaultBudgetMs: number;
   private readonly minAttemptMs: number;
   private readonly marginMs: number | undefined;
   private readonly budget: RetryBudget | undefined;
-  private readonly backoff: { baseDelayMs: number; maxDelayMs: number; random: () => number };
-  private nextBaseURL = 0;
   private readonly tracing: ClientTracing;
+  /** The client's headers merged with the base ones, once: without a body, and with one (`content-type`). */
+  private readonly headers: { readonly bare: Record<string, string>; readonly json: Record<string, string> };
+  private nextTarget = 0;
 
   constructor(private readonly options: ServiceClientOptions) {
     const baseURLs = options.baseURLs ?? (options.baseURL === undefined ? [] : [options.baseURL]);
@@ -65,24 +83,61 @@ class NodeServiceClient implements ServiceClient {
         attempts: 0,
       });
     }
-    this.baseURLs = [...baseURLs];
+    const agents = keepAliveAgents();
+    this.targets = baseURLs.map((baseURL) => {
+      try {
+        return targetOf(baseURL, agents);
+      } catch (error) {
+        throw new InvalidRequestError(`createServiceClient: ${String((error as Error).message)}`, {
+          method: '-',
+          path: '-',
+          attempts: 0,
+          cause: error,
+        });
+      }
+    });
     this.tracing = clientTracing(
       options.tracer ?? trace.getTracer('@retry-safe/http-client'),
       options.name ?? hostOf(baseURLs[0] as string),
     );
-    this.retryStatuses = new Set(options.retryStatuses ?? [502, 503, 504]);
     this.attemptTimeoutMs = options.attemptTimeoutMs ?? 2000;
     this.defaultBudgetMs = options.defaultBudgetMs ?? 10_000;
     this.minAttemptMs = options.minAttemptMs ?? DEFAULT_MIN_ATTEMPT_MS;
     this.marginMs = options.attemptDeadlineMarginMs;
     this.budget = options.retryBudget === false ? undefined : new RetryBudget(options.retryBudget);
-    this.backoff = {
-      baseDelayMs: options.baseDelayMs ?? 50,
-      maxDelayMs: options.maxDelayMs ?? 1000,
-      random: options.random ?? Math.random,
+    this.headers = {
+      bare: { ...BASE_HEADERS, ...options.headers },
+      json: { ...JSON_HEADERS, ...options.headers },
     };
-
-    this.retries = options.retries ?? 3;
+    this.http = axios.create({
+      adapter: serviceAdapter(this.tracing, (state) => this.planAttempt(state)),
+      httpAgent: agents.http,
+      httpsAgent: agents.https,
+      // 2xx-4xx resolve (4xx passes up unchanged); 5xx rejects so that axios-retry sees it.
+      validateStatus: (status) => status < 500,
+      maxRedirects: 0,
+      // Hops are service to service: no proxy, and no proxy variables read from the environment.
+      proxy: false,
+      // The body is serialised once per call and the answer parsed by the adapter: nothing to transform per attempt.
+      transformRequest: [],
+      transformResponse: [],
+    });
+    leanDefaults(this.http);
+    axiosRetry(
+      this.http,
+      axiosRetryConfig({
+        retries: options.retries ?? 3,
+        retryStatuses: new Set(options.retryStatuses ?? [502, 503, 504]),
+        minAttemptMs: this.minAttemptMs,
+        budget: this.budget,
+        backoff: {
+          baseDelayMs: options.baseDelayMs ?? 50,
+          maxDelayMs: options.maxDelayMs ?? 1000,
+          random: options.random ?? Math.random,
+        },
+        onRetry: options.onRetry,
+      }),
+    );
   }
 
   post<T>(path: string, body: unknown, options: CallOptions = {}): Promise<ServiceResponse<T>> {
@@ -98,14 +153,44 @@ class NodeServiceClient implements ServiceClient {
     path: string,
     options: RequestOptions = {},
   ): Promise<ServiceResponse<T>> {
+    const state = this.callState(method, path, options);
+    this.budget?.deposit();
+    const parent = context.active();
+    state.span = startCallSpan(this.tracing, state, parent);
+    state.traceContext = trace.setSpan(parent, state.span);
+    const config: ConfigWithState = { method, url: path, signal: options.signal, [STATE_KEY]: state };
+    try {
+      const response: AxiosResponse = await this.http.request(config);
+      endCallSpan(state.span, state, { status: response.status });
+      const common = {
+        status: response.status,
+        headers: state.lastResponse?.headers ?? {},
+        attempts: state.attempts,
+      };
+      return response.status >= 200 && response.status < 300
+        ? { ok: true, data: response.data as T, ...common }
+        : { ok: false, data: response.data as unknown, ...common };
+    } catch (error) {
+      const failure = toClientError(error, state, options.signal, markedExhausted(state));
+      endCallSpan(state.span, state, { error: failure });
+      throw failure;
+    }
+  }
+
+  /** A call's state, after the checks that refuse it before any attempt. */
+  private callState(method: HttpMethod, path: string, options: RequestOptions): CallState {
     const now = Date.now();
     const deadline = options.deadline ?? now + this.defaultBudgetMs;
-    const headers: Record<string, string> = { ...this.options.headers, ...options.headers };
-    if (options.idempotencyKey !== undefined) headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey;
+    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+    const base = body === undefined ? this.headers.bare : this.headers.json;
+    const headers: Record<string, string> =
+      options.headers === undefined ? { ...base } : { ...base, ...options.headers };
+    if (options.idempotencyKey !== undefined && options.idempotencyKeyPerAttempt === undefined) {
+      headers[IDEMPOTENCY_KEY_HEADER] = options.idempotencyKey;
+    }
     if (options.requestId !== undefined) headers[REQUEST_ID_HEADER] = options.requestId;
+    if (body !== undefined) headers['content-length'] = String(Buffer.byteLength(body));
     assertSendable(method, path, deadline, headers);
-
-    const state = new CallState(method, path, deadline, options.idempotencyKey, options.requestId);
     if (options.signal?.aborted === true) {
       throw new RequestAbortedError(`${method} ${path}: aborted before the first attempt`, {
         method,
@@ -119,103 +204,15 @@ class NodeServiceClient implements ServiceClient {
         { method, path, attempts: 0 },
       );
     }
-    this.budget?.deposit();
-
-    const parent = context.active();
-    state.span = startCallSpan(this.tracing, state, parent);
-    state.traceContext = trace.setSpan(parent, state.span);
-    try {
-      const response = await this.attempts<T>(state, path, headers, options);
-      endCallSpan(state.span, state, { status: response.status });
-      return response;
-    } catch (error) {
-      endCallSpan(state.span, state, { error });
-      throw error;
-    }
+    const perAttempt = options.idempotencyKeyPerAttempt;
+    const key = perAttempt === undefined ? options.idempotencyKey : undefined;
+    return new CallState(method, path, deadline, key, options.requestId, headers, body, perAttempt);
   }
 
-  /** The attempts of one call and the backoffs between them, until an answer or an error to throw. */
-  private async attempts<T>(
-    state: CallState,
-    path: string,
-    headers: Record<string, string>,
-    options: RequestOptions,
-  ): Promise<ServiceResponse<T>> {
-    const body = options.body === undefined ? undefined : JSON.stringify(options.body);
-    const isRetryable = (failure: AttemptFailure) => this.isRetryable(failure);
-    for (;;) {
-      // An abort during a backoff ends the call before the next attempt is sent: that one is not an attempt.
-      if (abortedNow(options.signal)) {
-        throw toClientError(
-          new AttemptFailure(AttemptCode.Canceled, 'canceled'),
-          state,
-          options.signal,
-          isRetryable,
-        );
-      }
-      const outcome = await this.attempt(state, path, headers, body, options.signal);
-      if (!(outcome instanceof AttemptFailure)) {
-        const common = { status: outcome.status, headers: outcome.headers, attempts: state.attempts };
-        return outcome.status >= 200 && outcome.status < 300
-          ? { ok: true, data: outcome.data as T, ...common }
-          : { ok: false, data: outcome.data, ...common };
-      }
-      const retry =
-        outcome.code !== AttemptCode.Canceled &&
-        state.attempts - 1 < this.retries &&
-        this.shouldRetry(outcome, state);
-      if (!retry) throw toClientError(outcome, state, options.signal, isRetryable);
-      this.reportRetry(outcome, state);
-      await sleep(state.nextDelayMs, undefined, { signal: options.signal }).catch(() => undefined);
-    }
-  }
-
-  /** One attempt: its answer below 500, or why it failed (a 5xx answer is a failure with its response). */
-  private async attempt(
-    state: CallState,
-    path: string,
-    headers: Record<string, string>,
-    body: string | undefined,
-    signal: AbortSignal | undefined,
-  ): Promise<UpstreamResponse | AttemptFailure> {
-    const { baseURL, timeoutMs, sentDeadline } = this.prepareAttempt(state);
-    try {
-      const url = joinURL(baseURL, path);
-      const sent = { ...headers, [DEADLINE_HEADER]: String(sentDeadline) };
-      const response = await tracedAttempt(this.tracing, state, url, sent, () =>
-        sendAttempt({ url, method: state.method, headers: sent, body, timeoutMs, signal }),
-      );
-      if (response.status < 500) return response;
-      return new AttemptFailure(
-        AttemptCode.BadResponse,
-        `Request failed with status code ${response.status}`,
-        response,
-      );
-    } catch (error) {
-      if (error instanceof AttemptFailure) return error;
-      throw error;
-    }
-  }
-
-  private reportRetry(failure: AttemptFailure, state: CallState): void {
-    const info: RetryInfo = {
-      retry: state.attempts,
-      attempt: state.attempts,
-      method: state.method,
-      path: state.path,
-      delayMs: state.nextDelayMs,
-      status: failure.response?.status,
-      errorCode: failure.code,
-      idempotencyKey: state.idempotencyKey,
-      requestId: state.requestId,
-    };
-    safely(() => recordRetry(state.span, info));
-    const onRetry = this.options.onRetry;
-    if (onRetry !== undefined) safely(() => onRetry(info));
-  }
-
-  private prepareAttempt(state: CallState): { baseURL: string; timeoutMs: number; sentDeadline: number } {
+  /** Starts an attempt (the adapter's first step): its number, base URL, timeout and sent deadline. */
+  private planAttempt(state: CallState): AttemptPlan {
     state.attempts += 1;
+    if (state.keyPerAttempt !== undefined) state.attemptKey = state.keyPerAttempt(state.attempts);
     const now = Date.now();
     const remaining = state.deadline - now;
     const timeoutMs = Math.max(1, Math.min(this.attemptTimeoutMs, remaining));
@@ -224,7 +221,7 @@ class NodeServiceClient implements ServiceClient {
       this.marginMs === undefined
         ? state.deadline
         : Math.min(state.deadline, now + timeoutMs) - this.marginMs;
-    const baseURL = this.pickBaseURL();
+    const target = this.pickTarget();
     const onAttempt = this.options.onAttempt;
     if (onAttempt !== undefined) {
       safely(() =>
@@ -232,54 +229,22 @@ class NodeServiceClient implements ServiceClient {
           attempt: state.attempts,
           method: state.method,
           path: state.path,
-          baseURL,
+          baseURL: target.baseURL,
           timeoutMs,
           remainingMs: Math.max(0, remaining),
           deadline: state.deadline,
           sentDeadline,
-          idempotencyKey: state.idempotencyKey,
+          idempotencyKey: state.attemptKey,
           requestId: state.requestId,
         }),
       );
     }
-    return { baseURL, timeoutMs, sentDeadline };
+    return { target, timeoutMs, sentDeadline };
   }
 
-  private pickBaseURL(): string {
-    const baseURL = this.baseURLs[this.nextBaseURL % this.baseURLs.length] as string;
-    this.nextBaseURL = (this.nextBaseURL + 1) % this.baseURLs.length;
-    return baseURL;
-  }
-
-  private isRetryable(failure: AttemptFailure): boolean {
-    if (failure.response !== undefined) {
-      return this.retryStatuses.has(failure.response.status);
-    }
-    return RETRYABLE_ERROR_CODES.has(failure.code);
-  }
-
-  private shouldRetry(failure: AttemptFailure, state: CallState): boolean {
-    if (!this.isRetryable(failure)) {
-      return false;
-    }
-    // The hop below already retried this failure: retrying it here too would multiply the calls.
-    if (markedExhausted(failure)) {
-      state.stoppedBy = 'exhausted-below';
-      return false;
-    }
-    // No Retry-After hint: a hop's retries are short; the hint goes up with the answer, for the end client.
-    const delayMs = backoffDelayMs(state.attempts, this.backoff);
-    // Never sleep past the deadline, nor start an attempt that has no time left to succeed.
-    if (state.deadline - Date.now() - delayMs < this.minAttemptMs) {
-      state.stoppedBy = 'deadline';
-      return false;
-    }
-    // Checked last, so a retry that would not run anyway costs no token.
-    if (this.budget !== undefined && !this.budget.tryWithdraw()) {
-      state.stoppedBy = 'budget';
-      return false;
-    }
-    state.nextDelayMs = delayMs;
-    return true;
+  private pickTarget(): Target {
+    const target = this.targets[this.nextTarget] as Target;
+    this.nextTarget = (this.nextTarget + 1) % this.targets.length;
+    return target;
   }
 }

@@ -7,8 +7,10 @@ import {
   type Span,
   type Tracer,
 } from '@opentelemetry/api';
-import { AttemptCode, AttemptFailure } from './attempt.js';
+import { isAxiosError } from 'axios';
+import { AttemptCode } from './attempt.js';
 import type { CallState } from './call-state.js';
+import type { Target } from './target.js';
 import type { UpstreamResponse } from './http-client.errors.js';
 import type { RetryInfo } from './service-client.options.js';
 
@@ -54,8 +56,7 @@ function outcomeOfStatus(status: number): AttemptOutcome {
 
 /** The outcome of an attempt that failed without an answer: a timeout, an abort or a network error. */
 function outcomeOfFailure(error: unknown): AttemptOutcome {
-  if (error instanceof AttemptFailure) {
-    if (error.response !== undefined) return outcomeOfStatus(error.response.status);
+  if (isAxiosError(error)) {
     if (error.code === AttemptCode.Canceled) return AttemptOutcome.Aborted;
     if (error.code === AttemptCode.TimedOut) return AttemptOutcome.Timeout;
   }
@@ -125,12 +126,6 @@ export function recordRetry(span: Span | undefined, info: RetryInfo): void {
   });
 }
 
-/** `server.address` and `server.port` of an attempt's URL (the port as sent: the scheme's default when absent). */
-function serverOf(url: URL): { 'server.address': string; 'server.port': number } {
-  const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  return { 'server.address': url.hostname, 'server.port': port };
-}
-
 /**
  * Runs one attempt (`send`) as its own span, a child of the call span: the attempt span is the HTTP client span
  * (kind CLIENT, OpenTelemetry's HTTP client attributes), and `headers` get its `traceparent` through the
@@ -142,7 +137,8 @@ function serverOf(url: URL): { 'server.address': string; 'server.port': number }
 export async function tracedAttempt(
   tracing: ClientTracing,
   state: CallState,
-  url: URL,
+  target: Target,
+  path: string,
   headers: Record<string, string>,
   send: () => Promise<UpstreamResponse>,
 ): Promise<UpstreamResponse> {
@@ -156,8 +152,9 @@ export async function tracedAttempt(
     [HttpClientSpanAttribute.Attempt]: state.attempts,
     ...(state.attempts > 1 ? { 'http.request.resend_count': state.attempts - 1 } : {}),
     'http.request.method': state.method,
-    'url.full': url.href,
-    ...serverOf(url),
+    'url.full': `${target.origin}${path}`,
+    'server.address': target.hostname,
+    'server.port': target.port,
   });
   try {
     const response = await send();

@@ -1,11 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, Logger } from '@nestjs/common';
 import {
   HOP_DEADLINE_MARGIN_MS,
-  HttpClientErrorCode,
   createServiceClient,
-  isHttpClientError,
   type ServiceClient,
   type ServiceResponse,
 } from '@retry-safe/http-client';
@@ -53,15 +50,14 @@ export interface InvoiceRequest {
 export class OrdersClient {
   private readonly logger = new Logger(OrdersClient.name);
   private readonly client: ServiceClient;
-  private readonly regenerating: ServiceClient;
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
-    private readonly metrics: HttpMetrics,
+    metrics: HttpMetrics,
     // The key mode in force: start-up, or a scenario's `PUT /__config`.
     private readonly settings: RuntimeSettings<GatewaySettings>,
   ) {
-    const common = {
+    this.client = createServiceClient({
       name: 'orders',
       baseURLs: config.ordersUrls,
       attemptTimeoutMs: config.upstream.attemptTimeoutMs,
@@ -70,9 +66,6 @@ export class OrdersClient {
       // Orders trusts the tenant header only from a caller with the internal credential.
       headers: internalAuthorization(config.internalToken),
       onAttempt: () => metrics.upstreamAttempts.inc({ upstream: 'orders' }),
-    };
-    this.client = createServiceClient({
-      ...common,
       retries: config.upstream.retries,
       onRetry: (retry) =>
         metrics.upstreamRetries.inc({
@@ -80,8 +73,6 @@ export class OrdersClient {
           reason: String(retry.status ?? retry.errorCode ?? 'error'),
         }),
     });
-    // Regenerate mode retries by hand: the shared client sends one key on every attempt, by design.
-    this.regenerating = createServiceClient({ ...common, retries: 0 });
     if (config.keyMode === KeyMode.Regenerate) {
       this.logger.warn({
         msg: 'GATEWAY_KEY_MODE=regenerate: DEMONSTRATION MODE. Every attempt to orders carries a fresh idempotency key, so a retry after a lost response charges again. Never run this in production.',
@@ -136,7 +127,10 @@ export class OrdersClient {
     return this.client.get(`/v1/orders?${query.toString()}`, this.hop(context));
   }
 
-  /** `POST /v1/orders/{orderId}/invoices`: orders enqueues a job and answers 202 `{deliveryId}`. */
+  /**
+   * `POST /v1/orders/{orderId}/invoices`: orders enqueues a job and answers 202 `{deliveryId}`. It carries no key,
+   * so it is sent once: a failure goes to the client, whose retry publishes another delivery of the same invoice.
+   */
   async requestInvoice(invoice: InvoiceRequest, context: Caller): Promise<ServiceResponse<unknown>> {
     return this.client.post(
       `/v1/orders/${encodeURIComponent(invoice.orderId)}/invoices`,
@@ -155,45 +149,32 @@ export class OrdersClient {
   }
 
   /**
-   * DEMONSTRATION of the unsafe design (`GATEWAY_KEY_MODE=regenerate`): the same retries as the normal path
-   * (network errors, timeouts, 502/503/504, exponential backoff inside the deadline), but each attempt mints a new
-   * key, so downstream cannot tell a retry from a new payment.
+   * DEMONSTRATION of the unsafe design (`GATEWAY_KEY_MODE=regenerate`): the same client and retries as the normal
+   * path (axios-retry: network errors, timeouts, 502/503/504, backoff inside the deadline and the budget), but each
+   * attempt mints a new key (`idempotencyKeyPerAttempt`), so downstream cannot tell a retry from a new payment.
    */
-  private async postRegeneratingKeys(
+  private postRegeneratingKeys(
     path: string,
     body: unknown,
     deadline: number,
     context: Caller,
     signal: AbortSignal | undefined,
   ): Promise<ServiceResponse<unknown>> {
-    for (let attempt = 1; ; attempt++) {
-      const key = randomUUID();
-      this.logger.warn({
-        msg: 'GATEWAY_KEY_MODE=regenerate (demonstration): fresh idempotency key for this attempt',
-        requestId: context.requestId,
-        attempt,
-        idempotencyKey: key,
-      });
-      try {
-        return await this.regenerating.post(path, body, {
-          signal,
-          idempotencyKey: formatIdempotencyKey(key),
+    return this.client.post(path, body, {
+      signal,
+      idempotencyKeyPerAttempt: (attempt) => {
+        const key = randomUUID();
+        this.logger.warn({
+          msg: 'GATEWAY_KEY_MODE=regenerate (demonstration): fresh idempotency key for this attempt',
           requestId: context.requestId,
-          deadline,
-          headers: { [ChainHeader.Tenant]: context.tenantId },
+          attempt,
+          idempotencyKey: key,
         });
-      } catch (error) {
-        if (!isHttpClientError(error) || error.code === HttpClientErrorCode.InvalidRequest) throw error;
-        const status = error.lastStatus;
-        // As the shared client: never an answer orders already retried (`x-retry-exhausted`).
-        const retryable =
-          !error.retriesExhausted && (status === undefined || [502, 503, 504].includes(status));
-        const delayMs = 50 * 2 ** (attempt - 1);
-        if (!retryable || attempt > this.config.upstream.retries || Date.now() + delayMs >= deadline)
-          throw error;
-        this.metrics.upstreamRetries.inc({ upstream: 'orders', reason: String(status ?? error.code) });
-        await sleep(delayMs);
-      }
-    }
+        return formatIdempotencyKey(key);
+      },
+      requestId: context.requestId,
+      deadline,
+      headers: { [ChainHeader.Tenant]: context.tenantId },
+    });
   }
 }

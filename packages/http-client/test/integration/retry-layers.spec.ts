@@ -26,6 +26,8 @@ function until(what: string, condition: () => boolean): Promise<void> {
 }
 
 const fast: Partial<ServiceClientOptions> = { baseDelayMs: 2, maxDelayMs: 5 };
+// A POST is resent only with an idempotency key: every POST these tests expect retried (or not) carries one.
+const keyed = { idempotencyKey: 'k-1' } as const;
 
 describe('one retrying layer: x-retry-exhausted', () => {
   it('does not retry a 503 that says the hop below already retried it, and reports it exhausted', async () => {
@@ -37,7 +39,7 @@ describe('one retrying layer: x-retry-exhausted', () => {
     );
     const client = createServiceClient({ baseURL: server.url, retries: 3, ...fast });
 
-    const error = await client.post('/v1/payments', {}).catch((e: unknown) => e);
+    const error = await client.post('/v1/payments', {}, keyed).catch((e: unknown) => e);
 
     expect(server.requests).toHaveLength(1);
     expect(error).toMatchObject({
@@ -53,8 +55,14 @@ describe('one retrying layer: x-retry-exhausted', () => {
     const retrying = createServiceClient({ baseURL: server.url, retries: 2, ...fast });
     const single = createServiceClient({ baseURL: server.url, retries: 0, ...fast });
 
-    await expect(retrying.post('/x', {})).rejects.toMatchObject({ attempts: 3, retriesExhausted: true });
-    await expect(single.post('/x', {})).rejects.toMatchObject({ attempts: 1, retriesExhausted: false });
+    await expect(retrying.post('/x', {}, keyed)).rejects.toMatchObject({
+      attempts: 3,
+      retriesExhausted: true,
+    });
+    await expect(single.post('/x', {}, keyed)).rejects.toMatchObject({
+      attempts: 1,
+      retriesExhausted: false,
+    });
     expect(server.requests).toHaveLength(4);
   });
 
@@ -62,7 +70,7 @@ describe('one retrying layer: x-retry-exhausted', () => {
     const server = await serve((_n, _req, res) => problem(res, 500, 'idempotency_record_corrupt'));
     const client = createServiceClient({ baseURL: server.url, ...fast });
 
-    await expect(client.post('/x', {})).rejects.toMatchObject({
+    await expect(client.post('/x', {}, keyed)).rejects.toMatchObject({
       attempts: 1,
       lastStatus: 500,
       retriesExhausted: false,
@@ -82,7 +90,7 @@ describe('one retrying layer: x-retry-exhausted', () => {
       onRetry: (r) => delays.push(r.delayMs),
     });
 
-    await expect(client.post('/x', {})).resolves.toMatchObject({ ok: true, attempts: 3 });
+    await expect(client.post('/x', {}, keyed)).resolves.toMatchObject({ ok: true, attempts: 3 });
     expect(delays).toHaveLength(2);
     for (const delay of delays) expect(delay).toBeLessThanOrEqual(40);
   });
@@ -95,7 +103,9 @@ describe('the retry budget', () => {
     const calls = 200;
 
     const errors = await Promise.all(
-      Array.from({ length: calls }, () => client.post('/x', {}).catch((e: unknown) => e)),
+      Array.from({ length: calls }, (_, i) =>
+        client.post('/x', {}, { idempotencyKey: `k-${i}` }).catch((e: unknown) => e),
+      ),
     );
 
     // Without the budget: 4 x 200 = 800 requests.
@@ -109,7 +119,11 @@ describe('the retry budget', () => {
     const server = await serve((_n, _req, res) => problem(res, 503, 'unavailable'));
     const client = createServiceClient({ baseURL: server.url, retries: 2, retryBudget: false, ...fast });
 
-    await Promise.all(Array.from({ length: 20 }, () => client.post('/x', {}).catch(() => undefined)));
+    await Promise.all(
+      Array.from({ length: 20 }, (_, i) =>
+        client.post('/x', {}, { idempotencyKey: `k-${i}` }).catch(() => undefined),
+      ),
+    );
 
     expect(server.requests).toHaveLength(60);
   });
@@ -126,7 +140,7 @@ describe('deadlines shrink along the chain', () => {
     });
     const deadline = Date.now() + 5000;
 
-    await client.post('/x', {}, { deadline });
+    await client.post('/x', {}, { ...keyed, deadline });
 
     expect(attempts).toHaveLength(2);
     server.requests.forEach((request, index) => {
@@ -203,7 +217,7 @@ describe('AbortSignal', () => {
     const client = createServiceClient({ baseURL: server.url, retries: 3, attemptTimeoutMs: 5000, ...fast });
     const controller = new AbortController();
 
-    const call = client.post('/x', {}, { signal: controller.signal }).catch((e: unknown) => e);
+    const call = client.post('/x', {}, { ...keyed, signal: controller.signal }).catch((e: unknown) => e);
     await until('the first attempt arrived', () => server.requests.length === 1);
     controller.abort();
 

@@ -133,7 +133,7 @@ describe('createServiceClient against a real HTTP server', () => {
     const server = await serve((_n, _req, res) => problem(res, 500, 'internal_error'));
     const client = createServiceClient({ baseURL: server.url, ...fast });
 
-    await expect(client.post('/v1/payments', {})).rejects.toMatchObject({
+    await expect(client.post('/v1/payments', {}, { idempotencyKey: 'k-500' })).rejects.toMatchObject({
       code: 'UPSTREAM_UNAVAILABLE',
       attempts: 1,
       lastStatus: 500,
@@ -163,7 +163,9 @@ describe('createServiceClient against a real HTTP server', () => {
     });
     const started = Date.now();
 
-    const error = await client.post('/v1/payments', {}, { deadline: started + 300 }).catch((e: unknown) => e);
+    const error = await client
+      .post('/v1/payments', {}, { idempotencyKey: 'k-slow', deadline: started + 300 })
+      .catch((e: unknown) => e);
 
     expect(error).toBeInstanceOf(UpstreamTimeoutError);
     expect(error).toMatchObject({ code: 'UPSTREAM_TIMEOUT', attempts: 1 });
@@ -184,7 +186,9 @@ describe('createServiceClient against a real HTTP server', () => {
     const started = Date.now();
     const deadline = started + 400;
 
-    const error = await client.post('/v1/payments', {}, { deadline }).catch((e: unknown) => e);
+    const error = await client
+      .post('/v1/payments', {}, { idempotencyKey: 'k-down', deadline })
+      .catch((e: unknown) => e);
 
     expect(error).toMatchObject({ code: 'UPSTREAM_TIMEOUT', lastStatus: 503 });
     const { attempts } = error as UpstreamTimeoutError;

@@ -75,8 +75,10 @@ describe('the client with a tracer: a span per call, a child span per attempt', 
     );
     const client = createServiceClient({ baseURL: server.url, ...fast, retries: 1 });
 
-    await client.post('/v1/payments', {});
-    await expect(client.post('/v1/payments', {})).rejects.toMatchObject({ code: 'UPSTREAM_UNAVAILABLE' });
+    await client.post('/v1/payments', {}, { idempotencyKey: 'k-409' });
+    await expect(client.post('/v1/payments', {}, { idempotencyKey: 'k-503' })).rejects.toMatchObject({
+      code: 'UPSTREAM_UNAVAILABLE',
+    });
 
     expect(
       spansNamed('call payments').map((span) => [
@@ -120,7 +122,7 @@ describe('the attempt span is the HTTP client span: its traceparent goes out wit
     );
     const client = createServiceClient({ baseURL: server.url, ...fast });
 
-    await client.post('/v1/payments', { amount: 100 });
+    await client.post('/v1/payments', { amount: 100 }, { idempotencyKey: 'k-2' });
 
     const attempts = spansNamed('attempt payments');
     const port = Number(new URL(server.url).port);
