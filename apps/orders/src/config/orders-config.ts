@@ -26,6 +26,7 @@ import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from '@retry-safe/idem
 import { z } from 'zod';
 
 const { commandTimeoutMs } = POSTGRES_STORE_LIMITS;
+const DAY_MS = 86_400_000;
 
 /** The local server's `retry_safe` database, the one `pnpm stack` creates if it is missing. */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/retry_safe';
@@ -56,6 +57,9 @@ const EnvSchema = z
     OUTBOX_POLL_MS: envInt(10, 60_000).default(1_000),
     OUTBOX_BATCH_SIZE: envInt(1, 1_000).default(100),
     OUTBOX_LEASE_MS: envInt(100, 600_000).default(5_000),
+    OUTBOX_RETENTION_MS: envInt(1_000, 90 * DAY_MS).default(7 * DAY_MS),
+    OUTBOX_CLEANUP_INTERVAL_MS: envInt(100, DAY_MS).default(60_000),
+    OUTBOX_CLEANUP_BATCH_SIZE: envInt(1, 100_000).default(1_000),
     INVOICE_JOB_BACKOFF_MS: envInt(10, 60_000).default(1_000),
     ...upstreamEnv(),
     ...inboundEnv(),
@@ -127,11 +131,16 @@ export interface OrdersConfig extends ListenConfig, InboundConfig {
    * `OUTBOX_LEASE_MS` (default 5000, longer than `REDIS_COMMAND_TIMEOUT_MS`), how long a claimed row is the
    * claiming relay's before another may take it (a relay that died while publishing);
    * `INVOICE_JOB_BACKOFF_MS` (default 1000), the first of the 5 exponential backoffs a published job carries.
+   * Published rows are deleted after `OUTBOX_RETENTION_MS` (default 604800000, 7 days), every
+   * `OUTBOX_CLEANUP_INTERVAL_MS` (default 60000), in batches of `OUTBOX_CLEANUP_BATCH_SIZE` (default 1000).
    */
   readonly outbox: {
     readonly pollMs: number;
     readonly batchSize: number;
     readonly leaseMs: number;
+    readonly retentionMs: number;
+    readonly cleanupIntervalMs: number;
+    readonly cleanupBatchSize: number;
     readonly jobBackoffMs: number;
   };
   /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to payments. */
@@ -169,6 +178,9 @@ export const loadOrdersConfig: ConfigLoader<OrdersConfig> = configLoader(
       pollMs: e.OUTBOX_POLL_MS,
       batchSize: e.OUTBOX_BATCH_SIZE,
       leaseMs: e.OUTBOX_LEASE_MS,
+      retentionMs: e.OUTBOX_RETENTION_MS,
+      cleanupIntervalMs: e.OUTBOX_CLEANUP_INTERVAL_MS,
+      cleanupBatchSize: e.OUTBOX_CLEANUP_BATCH_SIZE,
       jobBackoffMs: e.INVOICE_JOB_BACKOFF_MS,
     },
     upstream: upstreamConfigOf(e),

@@ -172,15 +172,16 @@ export class InvoicesRepository {
   }
 
   /**
-   * Deletes up to `limit` rows published before `before`, oldest first; returns how many it deleted (fewer than
-   * `limit`: none are left). Their requests keep `published_at`.
+   * Deletes up to `limit` rows published more than `retentionMs` ago (by the database's clock, which stamped
+   * them), oldest first; returns how many it deleted (fewer than `limit`: none are left). Their requests keep
+   * `published_at`.
    */
-  async deletePublishedBefore(before: Date, limit: number): Promise<number> {
+  async deletePublished(retentionMs: number, limit: number): Promise<number> {
     const result = await sql`
       DELETE FROM invoice_outbox WHERE id IN (
-        SELECT id FROM invoice_outbox WHERE published_at < ${before} ORDER BY published_at LIMIT ${limit})`.execute(
-      this.db,
-    );
+        SELECT id FROM invoice_outbox
+        WHERE published_at < now() - ${retentionMs} * interval '1 millisecond'
+        ORDER BY published_at LIMIT ${limit})`.execute(this.db);
     return Number(result.numAffectedRows ?? 0);
   }
 }

@@ -19,7 +19,15 @@ describe('loadOrdersConfig', () => {
       databaseTimeouts: { statementMs: 5_000, idleInTransactionMs: 5_000, connectMs: 2_000 },
       idempotency: { enabled: true, ttlMs: 3_600_000, commandTimeoutMs: 1_000 },
       bullmqPrefix: 'bull',
-      outbox: { pollMs: 1_000, batchSize: 100, leaseMs: 5_000, jobBackoffMs: 1_000 },
+      outbox: {
+        pollMs: 1_000,
+        batchSize: 100,
+        leaseMs: 5_000,
+        retentionMs: 604_800_000,
+        cleanupIntervalMs: 60_000,
+        cleanupBatchSize: 1_000,
+        jobBackoffMs: 1_000,
+      },
       upstream: { retries: 3, attemptTimeoutMs: 5_000 },
       ...INTERNAL_SERVICE_DEFAULTS,
     });
