@@ -20,7 +20,7 @@ export class AppModule extends shellAppModule((config: AppConfig) => ({
   requestContext: { service: 'worker', requestId: 'propagate' },
   metrics: MetricsService,
   // The store would rather wait for a reconnect than fail a delivery at once: BullMQ retries it anyway.
-  redis: { ...redisLocation(config), failFast: false },
+  redis: { ...redisLocation(config), failFast: false, commandTimeoutMs: config.redisCommandTimeoutMs },
   settings: workerSettings(config),
   journal: DeliveryJournal,
   features: [FaultsModule, InvoicesModule.forRoot(config)],

@@ -31,7 +31,11 @@ export class AppModule extends shellAppModule((config: OrdersConfig) => ({
   authenticate: new InternalTokenAuthenticator(config.internalToken),
   bodyLimitBytes: config.bodyLimitBytes,
   metrics: MetricsService,
-  redis: { url: config.redisUrl, clusterNodes: config.redisClusterNodes },
+  redis: {
+    url: config.redisUrl,
+    clusterNodes: config.redisClusterNodes,
+    commandTimeoutMs: config.redisCommandTimeoutMs,
+  },
   readiness: {
     inject: [ORDERS_DB],
     useFactory: (db: Kysely<OrdersDatabase>) => [postgresReadiness(db, config.idempotency.commandTimeoutMs)],

@@ -17,7 +17,7 @@ export class AppModule extends shellAppModule((config: PaymentsConfig) => ({
   authenticate: new InternalTokenAuthenticator(config.internalToken),
   bodyLimitBytes: config.bodyLimitBytes,
   metrics: MetricsService,
-  redis: { url: config.redisUrl },
+  redis: { url: config.redisUrl, commandTimeoutMs: config.redisCommandTimeoutMs },
   settings: paymentsSettings(config),
   features: [PaymentsModule],
 })) {}

@@ -99,9 +99,11 @@ export {
 } from './health/health.controller.js';
 export { answersWithin } from './health/answers-within.js';
 export {
+  DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
   REDIS_CLIENT,
   RedisModule,
   createRedisClient,
+  envRedisCommandTimeoutMs,
   createRedisConnection,
   pingRedis,
   type RedisLocation,

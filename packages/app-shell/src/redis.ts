@@ -7,21 +7,39 @@ import {
   type BeforeApplicationShutdown,
 } from '@nestjs/common';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { redactCredentials } from './env.js';
+import { envInt, redactCredentials } from './env.js';
 import { answersWithin } from './health/answers-within.js';
 
 /** DI token of the shared ioredis client. */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
 
+/** `REDIS_COMMAND_TIMEOUT_MS` by default: how long one Redis command may go unanswered before it fails. */
+export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 2_000;
+
+/**
+ * The `REDIS_COMMAND_TIMEOUT_MS` variable (50 ms to 1 min, default {@link DEFAULT_REDIS_COMMAND_TIMEOUT_MS}): the
+ * ioredis `commandTimeout` of every client a service makes. A paused or partitioned Redis keeps its TCP connection
+ * open, so without it a command (and whatever awaits it: a relay round, a shutdown's QUIT) waits for ever.
+ */
+export function envRedisCommandTimeoutMs() {
+  return envInt(50, 60_000).default(DEFAULT_REDIS_COMMAND_TIMEOUT_MS);
+}
+
 /**
  * A client that fails fast while Redis is down and reconnects by itself: no offline queue (a command fails at once
- * instead of waiting for a reconnect), one retry per command, reconnection with capped exponential backoff.
+ * instead of waiting for a reconnect), one retry per command, reconnection with capped exponential backoff, and
+ * a command unanswered for `commandTimeoutMs` fails (`Command timed out`): a stalled server is an error, not a hang.
  */
-export function createRedisClient(url: string, logger: Logger): Redis {
+export function createRedisClient(
+  url: string,
+  logger: Logger,
+  commandTimeoutMs = DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
+): Redis {
   const redis = new Redis(url, {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
+    commandTimeout: commandTimeoutMs,
     retryStrategy: (attempt) => Math.min(50 * 2 ** attempt, 2_000),
   });
   let down = false;
@@ -83,6 +101,12 @@ export interface RedisModuleOptions extends RedisLocation {
    * @default true
    */
   readonly failFast?: boolean;
+  /**
+   * The client's ioredis `commandTimeout` (`REDIS_COMMAND_TIMEOUT_MS`), fail-fast or not: a command waits at most
+   * this long for its answer.
+   * @default {@link DEFAULT_REDIS_COMMAND_TIMEOUT_MS}
+   */
+  readonly commandTimeoutMs?: number;
 }
 
 /** The Redis client of the service ({@link REDIS_CLIENT}), closed on shutdown after everything that uses it. */
@@ -97,10 +121,12 @@ export class RedisModule implements BeforeApplicationShutdown {
       providers: [
         {
           provide: REDIS_CLIENT,
-          useFactory: () =>
-            options.failFast === false || (options.clusterNodes ?? []).length > 0
-              ? createRedisConnection(options, { maxRetriesPerRequest: 1 })
-              : createRedisClient(options.url, new Logger('redis')),
+          useFactory: () => {
+            const commandTimeout = options.commandTimeoutMs ?? DEFAULT_REDIS_COMMAND_TIMEOUT_MS;
+            return options.failFast === false || (options.clusterNodes ?? []).length > 0
+              ? createRedisConnection(options, { maxRetriesPerRequest: 1, commandTimeout })
+              : createRedisClient(options.url, new Logger('redis'), commandTimeout);
+          },
         },
       ],
       exports: [REDIS_CLIENT],

@@ -6,6 +6,7 @@ import {
   envHttpUrl,
   envInt,
   envPort,
+  envRedisCommandTimeoutMs,
   envRedisNodes,
   envRedisUrl,
   shellEnv,
@@ -25,6 +26,7 @@ const EnvSchema = z
   .object({
     REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
     REDIS_CLUSTER_NODES: envRedisNodes(),
+    REDIS_COMMAND_TIMEOUT_MS: envRedisCommandTimeoutMs(),
     MAIL_PROVIDER_URL: envHttpUrl().default('http://127.0.0.1:3003'),
     MAIL_PROVIDER_TIMEOUT_MS: envInt(50, 60_000).default(5_000),
     WORKER_PORT: envPort().default(3004),
@@ -81,6 +83,12 @@ export interface AppConfig extends ListenConfig {
    * the worker talks to that Redis Cluster instead of `REDIS_URL`, and `BULLMQ_PREFIX` must hold a hash tag.
    */
   readonly redisClusterNodes: readonly string[];
+  /**
+   * `REDIS_COMMAND_TIMEOUT_MS` (default 2000): the ioredis `commandTimeout` of the shell's client (the idempotency
+   * records, the depth gauges). BullMQ's connections wait up to {@link BULLMQ_LONGEST_BLOCK_MS} longer: their
+   * `BZPOPMIN` blocks by design while the queue is empty.
+   */
+  readonly redisCommandTimeoutMs: number;
   readonly mailProvider: {
     /** `MAIL_PROVIDER_URL` (default `http://127.0.0.1:3003`, provider-sim). */
     readonly url: string;
@@ -130,6 +138,24 @@ export function redisLocation(config: AppConfig): RedisLocation {
   return { url: config.redisUrl, clusterNodes: config.redisClusterNodes };
 }
 
+/**
+ * The longest a BullMQ worker's `BZPOPMIN` blocks on Redis (BullMQ caps its block timeout at 10 s), so its
+ * connections' command timeout must exceed it: a blocked fetch is waiting for a job, not for a stalled server.
+ */
+export const BULLMQ_LONGEST_BLOCK_MS = 10_000;
+
+/**
+ * The ioredis options of a BullMQ connection of the worker: blocking commands never given up by retries
+ * (`maxRetriesPerRequest: null`, which a Worker requires), and every command bounded at the longest block plus
+ * `REDIS_COMMAND_TIMEOUT_MS`.
+ */
+export function bullmqConnectionOptions(config: AppConfig) {
+  return {
+    maxRetriesPerRequest: null,
+    commandTimeout: BULLMQ_LONGEST_BLOCK_MS + config.redisCommandTimeoutMs,
+  } as const;
+}
+
 /** DI token of the {@link AppConfig}. */
 export const APP_CONFIG = Symbol('APP_CONFIG');
 
@@ -140,6 +166,7 @@ export const loadConfig: ConfigLoader<AppConfig> = configLoader(
   (e) => ({
     redisUrl: e.REDIS_URL,
     redisClusterNodes: e.REDIS_CLUSTER_NODES,
+    redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     mailProvider: { url: e.MAIL_PROVIDER_URL, timeoutMs: e.MAIL_PROVIDER_TIMEOUT_MS },
     worker: {
       prefix: e.BULLMQ_PREFIX,

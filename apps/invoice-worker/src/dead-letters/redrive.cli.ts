@@ -5,7 +5,7 @@
  */
 import { ConfigError, createRedisConnection } from '@retry-safe/app-shell';
 import { Queue } from 'bullmq';
-import { loadConfig, redisLocation } from '../config/app-config.js';
+import { bullmqConnectionOptions, loadConfig, redisLocation } from '../config/app-config.js';
 import { INVOICES_QUEUE } from '../invoices/invoice-job.js';
 import { DEAD_LETTER_QUEUE, redrive } from './dead-letter.js';
 
@@ -19,7 +19,7 @@ async function main(args: readonly string[]): Promise<number> {
     return 2;
   }
   const config = loadConfig(process.env);
-  const connection = createRedisConnection(redisLocation(config), { maxRetriesPerRequest: null });
+  const connection = createRedisConnection(redisLocation(config), bullmqConnectionOptions(config));
   const options = { connection, prefix: config.worker.prefix };
   const deadLetters = new Queue(DEAD_LETTER_QUEUE, options);
   const invoices = new Queue(INVOICES_QUEUE, options);

@@ -15,7 +15,7 @@ import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
 import { REDIS_CLIENT, createRedisConnection } from '@retry-safe/app-shell';
 import type { Cluster, Redis } from 'ioredis';
-import { redisLocation, type AppConfig } from '../config/app-config.js';
+import { bullmqConnectionOptions, redisLocation, type AppConfig } from '../config/app-config.js';
 import { DeadLetterDepth } from '../dead-letters/dead-letter-depth.js';
 import { DEAD_LETTER_QUEUE } from '../dead-letters/dead-letter.js';
 import { MailModule } from '../mail/mail.module.js';
@@ -43,15 +43,16 @@ export class InvoicesModule implements OnApplicationShutdown {
     const cluster =
       config.redisClusterNodes.length === 0
         ? undefined
-        : (createRedisConnection(redisLocation(config), { maxRetriesPerRequest: null }) as Cluster);
+        : (createRedisConnection(redisLocation(config), bullmqConnectionOptions(config)) as Cluster);
     return {
       module: InvoicesModule,
       imports: [
         BullModule.forRoot({
           // BullMQ's blocking commands wait as long as they need: a Worker requires `maxRetriesPerRequest: null`
-          // (ioredis would otherwise give up on them and the worker would stop fetching jobs). On a Cluster, the
-          // prefix's hash tag keeps every key of a queue in one slot (checked at start-up).
-          connection: cluster ?? { url: config.redisUrl, maxRetriesPerRequest: null },
+          // (ioredis would otherwise give up on them and the worker would stop fetching jobs); the command
+          // timeout sits above BullMQ's longest block. On a Cluster, the prefix's hash tag keeps every key of a
+          // queue in one slot (checked at start-up).
+          connection: cluster ?? { url: config.redisUrl, ...bullmqConnectionOptions(config) },
           prefix: config.worker.prefix,
           // BullMQ's own spans: each delivery's `process` span continues the trace of the request that queued it.
           telemetry: new BullMQOtel({ tracerName: 'invoice-worker' }),

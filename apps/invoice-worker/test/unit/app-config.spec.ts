@@ -6,6 +6,7 @@ describe('loadConfig', () => {
     expect(loadConfig({})).toEqual({
       redisUrl: 'redis://127.0.0.1:6379',
       redisClusterNodes: [],
+      redisCommandTimeoutMs: 2_000,
       mailProvider: { url: 'http://127.0.0.1:3003', timeoutMs: 5000 },
       port: 3004,
       host: '127.0.0.1',

@@ -7,6 +7,7 @@ import {
   envInt,
   envInternalToken,
   envPort,
+  envRedisCommandTimeoutMs,
   envRedisNodes,
   envPostgresUrl,
   envRedisUrl,
@@ -25,6 +26,7 @@ import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from '@retry-safe/idem
 import { z } from 'zod';
 
 const { commandTimeoutMs } = POSTGRES_STORE_LIMITS;
+const DAY_MS = 86_400_000;
 
 /** The local server's `retry_safe` database, the one `pnpm stack` creates if it is missing. */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/retry_safe';
@@ -38,8 +40,12 @@ const EnvSchema = z
     PAYMENTS_URL: envHttpUrls('http://127.0.0.1:3002'),
     REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
     REDIS_CLUSTER_NODES: envRedisNodes(),
+    REDIS_COMMAND_TIMEOUT_MS: envRedisCommandTimeoutMs(),
     DATABASE_URL: envPostgresUrl().default(DEFAULT_DATABASE_URL),
     DATABASE_POOL_SIZE: envInt(1, 100).default(10),
+    DATABASE_STATEMENT_TIMEOUT_MS: envInt(100, 600_000).default(5_000),
+    DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: envInt(100, 600_000).default(5_000),
+    DATABASE_CONNECT_TIMEOUT_MS: envInt(100, 60_000).default(2_000),
     // Bench only (`pnpm bench:http`, the chain without records): never set it in a deployment.
     IDEMPOTENCY_ENABLED: envBool().default(true),
     IDEMPOTENCY_TTL_MS: envInt(IDEMPOTENCY_LIMITS.ttlMs.min, IDEMPOTENCY_LIMITS.ttlMs.max).default(3_600_000),
@@ -50,6 +56,10 @@ const EnvSchema = z
     BULLMQ_PREFIX: envBullmqPrefix(64).default('bull'),
     OUTBOX_POLL_MS: envInt(10, 60_000).default(1_000),
     OUTBOX_BATCH_SIZE: envInt(1, 1_000).default(100),
+    OUTBOX_LEASE_MS: envInt(100, 600_000).default(5_000),
+    OUTBOX_RETENTION_MS: envInt(1_000, 90 * DAY_MS).default(7 * DAY_MS),
+    OUTBOX_CLEANUP_INTERVAL_MS: envInt(100, DAY_MS).default(60_000),
+    OUTBOX_CLEANUP_BATCH_SIZE: envInt(1, 100_000).default(1_000),
     INVOICE_JOB_BACKOFF_MS: envInt(10, 60_000).default(1_000),
     ...upstreamEnv(),
     ...inboundEnv(),
@@ -57,6 +67,11 @@ const EnvSchema = z
   .superRefine((e, ctx) => {
     const problem = clusterPrefixProblem(e.REDIS_CLUSTER_NODES, e.BULLMQ_PREFIX);
     if (problem !== undefined) ctx.addIssue({ code: 'custom', path: ['BULLMQ_PREFIX'], message: problem });
+    // A lease shorter than a publish's bound would let a second relay take rows the first is still publishing.
+    if (e.OUTBOX_LEASE_MS <= e.REDIS_COMMAND_TIMEOUT_MS) {
+      const message = `must be longer than REDIS_COMMAND_TIMEOUT_MS (${e.REDIS_COMMAND_TIMEOUT_MS})`;
+      ctx.addIssue({ code: 'custom', path: ['OUTBOX_LEASE_MS'], message });
+    }
   });
 
 /** Validated settings of the orders service. */
@@ -74,10 +89,28 @@ export interface OrdersConfig extends ListenConfig, InboundConfig {
    * queue lives on that Cluster instead of `REDIS_URL`, and `BULLMQ_PREFIX` must hold a hash tag (`{invoices}`).
    */
   readonly redisClusterNodes: readonly string[];
+  /**
+   * `REDIS_COMMAND_TIMEOUT_MS` (default 2000): a Redis command unanswered this long fails (the relay's publish,
+   * the readiness ping, QUIT at shutdown), so a stalled Redis never holds anything longer.
+   */
+  readonly redisCommandTimeoutMs: number;
   /** `DATABASE_URL` (default {@link DEFAULT_DATABASE_URL}): the orders database; its migrations run at start-up. */
   readonly databaseUrl: string;
   /** `DATABASE_POOL_SIZE` (default 10): connections of the orders pool. */
   readonly databasePoolSize: number;
+  /**
+   * The bounds of every connection of the orders pool (and the relay's `LISTEN` connection):
+   * `DATABASE_STATEMENT_TIMEOUT_MS` (default 5000, PostgreSQL's `statement_timeout`),
+   * `DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS` (default 5000, `idle_in_transaction_session_timeout`: the server
+   * ends a session whose transaction waits on its client longer, releasing its locks) and
+   * `DATABASE_CONNECT_TIMEOUT_MS` (default 2000, node-postgres' `connectionTimeoutMillis`: connecting, or waiting
+   * for a free connection of a full pool).
+   */
+  readonly databaseTimeouts: {
+    readonly statementMs: number;
+    readonly idleInTransactionMs: number;
+    readonly connectMs: number;
+  };
   /**
    * The processing records orders keeps in its own database, in the transaction of the change they protect:
    * `IDEMPOTENCY_TTL_MS` (default 3600000, an hour: keep it equal to payments', which replays the Charge of every
@@ -94,10 +127,22 @@ export interface OrdersConfig extends ListenConfig, InboundConfig {
   readonly bullmqPrefix: string;
   /**
    * The invoice relay: `OUTBOX_POLL_MS` (default 1000), how often it looks for unpublished rows besides being woken
-   * by `NOTIFY` on every commit; `OUTBOX_BATCH_SIZE` (default 100), rows one relay transaction publishes at most;
+   * by `NOTIFY` on every commit; `OUTBOX_BATCH_SIZE` (default 100), rows one relay round publishes at most;
+   * `OUTBOX_LEASE_MS` (default 5000, longer than `REDIS_COMMAND_TIMEOUT_MS`), how long a claimed row is the
+   * claiming relay's before another may take it (a relay that died while publishing);
    * `INVOICE_JOB_BACKOFF_MS` (default 1000), the first of the 5 exponential backoffs a published job carries.
+   * Published rows are deleted after `OUTBOX_RETENTION_MS` (default 604800000, 7 days), every
+   * `OUTBOX_CLEANUP_INTERVAL_MS` (default 60000), in batches of `OUTBOX_CLEANUP_BATCH_SIZE` (default 1000).
    */
-  readonly outbox: { readonly pollMs: number; readonly batchSize: number; readonly jobBackoffMs: number };
+  readonly outbox: {
+    readonly pollMs: number;
+    readonly batchSize: number;
+    readonly leaseMs: number;
+    readonly retentionMs: number;
+    readonly cleanupIntervalMs: number;
+    readonly cleanupBatchSize: number;
+    readonly jobBackoffMs: number;
+  };
   /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to payments. */
   readonly upstream: UpstreamConfig;
 }
@@ -115,8 +160,14 @@ export const loadOrdersConfig: ConfigLoader<OrdersConfig> = configLoader(
     paymentsUrls: e.PAYMENTS_URL,
     redisUrl: e.REDIS_URL,
     redisClusterNodes: e.REDIS_CLUSTER_NODES,
+    redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     databaseUrl: e.DATABASE_URL,
     databasePoolSize: e.DATABASE_POOL_SIZE,
+    databaseTimeouts: {
+      statementMs: e.DATABASE_STATEMENT_TIMEOUT_MS,
+      idleInTransactionMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
+      connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
+    },
     idempotency: {
       enabled: e.IDEMPOTENCY_ENABLED,
       ttlMs: e.IDEMPOTENCY_TTL_MS,
@@ -126,6 +177,10 @@ export const loadOrdersConfig: ConfigLoader<OrdersConfig> = configLoader(
     outbox: {
       pollMs: e.OUTBOX_POLL_MS,
       batchSize: e.OUTBOX_BATCH_SIZE,
+      leaseMs: e.OUTBOX_LEASE_MS,
+      retentionMs: e.OUTBOX_RETENTION_MS,
+      cleanupIntervalMs: e.OUTBOX_CLEANUP_INTERVAL_MS,
+      cleanupBatchSize: e.OUTBOX_CLEANUP_BATCH_SIZE,
       jobBackoffMs: e.INVOICE_JOB_BACKOFF_MS,
     },
     upstream: upstreamConfigOf(e),

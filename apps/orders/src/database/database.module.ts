@@ -39,7 +39,7 @@ export interface OrdersDatabaseHandle {
  * orders schema with Kysely's Migrator. A failed migration stops the start-up with its cause.
  */
 export async function openOrdersDatabase(config: OrdersConfig): Promise<OrdersDatabaseHandle> {
-  const pool = new pg.Pool({ connectionString: config.databaseUrl, max: config.databasePoolSize });
+  const pool = new pg.Pool({ ...boundedConnection(config), max: config.databasePoolSize });
   const logger = new Logger('Database');
   // A connection's error (the server stopping or restarting) must not crash the process: an idle client's is
   // reported here, a checked-out client's also fails its query, which reports it to the caller.
@@ -59,6 +59,22 @@ export async function openOrdersDatabase(config: OrdersConfig): Promise<OrdersDa
     throw new Error(`orders: migrating ${redacted(config.databaseUrl)} failed`, { cause: error });
   }
   return { pool, db, store };
+}
+
+/**
+ * The settings of every connection orders opens (its pool's and the relay's `LISTEN` client): no statement runs
+ * longer than `statement_timeout`, no transaction waits on this process longer than
+ * `idle_in_transaction_session_timeout` (the server then ends the session and its locks go with it: a process that
+ * stalls inside a transaction cannot hold rows for others), and connecting fails after `connectionTimeoutMillis`.
+ */
+export function boundedConnection(config: OrdersConfig): pg.ClientConfig {
+  const { statementMs, idleInTransactionMs, connectMs } = config.databaseTimeouts;
+  return {
+    connectionString: config.databaseUrl,
+    statement_timeout: statementMs,
+    idle_in_transaction_session_timeout: idleInTransactionMs,
+    connectionTimeoutMillis: connectMs,
+  };
 }
 
 /**

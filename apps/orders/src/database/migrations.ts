@@ -81,6 +81,28 @@ const migrations: Record<string, Migration> = {
       await db.schema.alterTable('invoice_outbox').addColumn('trace_context', 'text').execute();
     },
   },
+  '0004-outbox-lease-and-retention': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // The relay's lease: a row claimed until then is being published by one relay, outside any transaction.
+      await db.schema
+        .alterTable('invoice_outbox')
+        .addColumn('claimed_until', sql`timestamptz(3)`)
+        .execute();
+      // A request remembers that it was published, so its status outlives the outbox rows the retention deletes.
+      await db.schema
+        .alterTable('invoice_requests')
+        .addColumn('published_at', sql`timestamptz(3)`)
+        .execute();
+      await sql`UPDATE invoice_requests r SET published_at = o.first
+        FROM (SELECT order_id, version, min(published_at) AS first FROM invoice_outbox
+              WHERE published_at IS NOT NULL GROUP BY order_id, version) o
+        WHERE r.order_id = o.order_id AND r.version = o.version`.execute(db);
+      // What the retention scans: only the published rows, oldest first.
+      await sql`CREATE INDEX invoice_outbox_published ON invoice_outbox (published_at) WHERE published_at IS NOT NULL`.execute(
+        db,
+      );
+    },
+  },
 };
 
 /** The migrations of this build, for Kysely's Migrator (in code, so `dist/` needs no SQL files beside it). */

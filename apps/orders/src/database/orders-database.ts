@@ -35,11 +35,14 @@ export interface InvoiceRequestsTable {
   version: number;
   email: string;
   created_at: CreatedAt;
+  /** When a delivery of it first went on the queue (null: none yet): kept after its outbox rows are deleted. */
+  published_at: ColumnType<Date | null, Date | undefined, Date>;
 }
 
 /**
- * `invoice_outbox`: one row per delivery to publish, written in the transaction of its request; the relay puts it
- * on the queue (job id = `delivery_id`) and then sets `published_at`.
+ * `invoice_outbox`: one row per delivery to publish, written in the transaction of its request; the relay claims
+ * it (`claimed_until`), puts it on the queue (job id = `delivery_id`) and then sets `published_at`. Published rows
+ * are deleted after `OUTBOX_RETENTION_MS`.
  */
 export interface InvoiceOutboxTable {
   id: Generated<string>;
@@ -54,6 +57,8 @@ export interface InvoiceOutboxTable {
   trace_context: ColumnType<string | null, string | null, never>;
   created_at: CreatedAt;
   published_at: ColumnType<Date | null, Date | undefined, Date>;
+  /** The lease of the relay publishing the row: until then no other relay takes it (null: not claimed). */
+  claimed_until: ColumnType<Date | null, never, Date | null>;
 }
 
 /** The orders database as Kysely sees it (the processing records' table is the idempotency store's own). */

@@ -4,12 +4,13 @@ import { InvoicesController } from './invoices.controller.js';
 import { InvoicesRepository } from './invoices.repository.js';
 import { InvoicesService } from './invoices.service.js';
 import { OutboxRelay } from './outbox-relay.service.js';
+import { OutboxRetention } from './outbox-retention.service.js';
 
 /** `POST /v1/orders/{orderId}/invoices` -> the invoice outbox -> (the relay) the `invoices` BullMQ queue. */
 @Module({
   imports: [OrdersModule],
   controllers: [InvoicesController],
-  providers: [InvoicesService, InvoicesRepository, OutboxRelay],
+  providers: [InvoicesService, InvoicesRepository, OutboxRelay, OutboxRetention],
   exports: [InvoicesRepository],
 })
 export class InvoicesModule {}

@@ -17,6 +17,21 @@ export interface OutboxRow {
   readonly traceContext: string | null;
 }
 
+/** The row of the claim statement. */
+interface ClaimedRow {
+  id: string;
+  delivery_id: string;
+  payload: InvoiceJob;
+  trace_context: string | null;
+  claimed_until: Date;
+}
+
+/** Rows one relay claimed, oldest first, and the lease they were claimed until (null when none were). */
+export interface ClaimedRows {
+  readonly rows: readonly OutboxRow[];
+  readonly lease: Date | null;
+}
+
 /** The active span's W3C trace context as BullMQ's telemetry metadata (JSON of the carrier), or null. */
 function currentTraceContext(): string | null {
   const carrier: Record<string, string> = {};
@@ -81,41 +96,92 @@ export class InvoicesRepository {
    * truth in both designs.
    */
   async recordPublished(job: InvoiceJob): Promise<void> {
+    await this.db.transaction().execute(async (trx) => {
+      await trx
+        .insertInto('invoice_outbox')
+        .values({ ...outboxValues(job), published_at: new Date() })
+        .execute();
+      await trx
+        .updateTable('invoice_requests')
+        .set({ published_at: new Date() })
+        .where('order_id', '=', job.orderId)
+        .where('version', '=', job.invoiceVersion)
+        .where('published_at', 'is', null)
+        .execute();
+    });
+  }
+
+  /**
+   * Claims up to `limit` unpublished rows, oldest first, for `leaseMs`: one statement, committed on its own, so no
+   * transaction stays open while the claimer publishes. Rows another relay holds a live lease on are not taken
+   * (nor rows being claimed right now: `SKIP LOCKED`); rows whose lease ran out (their relay died or stalled) are.
+   * Returns them with their lease, the token of {@link releaseClaims}.
+   */
+  async claimUnpublished(limit: number, leaseMs: number): Promise<ClaimedRows> {
+    const { rows } = await sql<ClaimedRow>`
+      UPDATE invoice_outbox o SET claimed_until = now() + ${leaseMs} * interval '1 millisecond'
+      FROM (SELECT id FROM invoice_outbox
+            WHERE published_at IS NULL AND (claimed_until IS NULL OR claimed_until <= now())
+            ORDER BY id LIMIT ${limit} FOR UPDATE SKIP LOCKED) c
+      WHERE o.id = c.id
+      RETURNING o.id, o.delivery_id, o.payload, o.trace_context, o.claimed_until`.execute(this.db);
+    const claimed = rows
+      .map((row) => ({
+        id: row.id,
+        deliveryId: row.delivery_id,
+        payload: row.payload,
+        traceContext: row.trace_context,
+      }))
+      .sort((a, b) => (BigInt(a.id) < BigInt(b.id) ? -1 : 1));
+    return { rows: claimed, lease: rows[0]?.claimed_until ?? null };
+  }
+
+  /**
+   * Gives claimed rows back at once (their publish failed), so the next round retries them instead of waiting for
+   * the lease; only while the lease is still `lease` (a relay that took them since keeps them).
+   */
+  async releaseClaims(claimed: ClaimedRows): Promise<void> {
+    if (claimed.rows.length === 0 || claimed.lease === null) return;
     await this.db
-      .insertInto('invoice_outbox')
-      .values({ ...outboxValues(job), published_at: new Date() })
+      .updateTable('invoice_outbox')
+      .set({ claimed_until: null })
+      .where(
+        'id',
+        'in',
+        claimed.rows.map((row) => row.id),
+      )
+      .where('claimed_until', '=', claimed.lease)
+      .where('published_at', 'is', null)
       .execute();
   }
 
   /**
-   * Up to `limit` unpublished rows, oldest first, locked for `trx`: `SKIP LOCKED`, so relays of other replicas
-   * take other rows instead of waiting, and no row is published by two relays at once.
+   * Marks rows published, and their requests (one statement, after the queue took them). A row marked twice (two
+   * relays published it: a lease ran out) keeps its first time.
    */
-  async claimUnpublished(trx: Transaction<OrdersDatabase>, limit: number): Promise<OutboxRow[]> {
-    const rows = await trx
-      .selectFrom('invoice_outbox')
-      .select(['id', 'delivery_id', 'payload', 'trace_context'])
-      .where('published_at', 'is', null)
-      .orderBy('id')
-      .limit(limit)
-      .forUpdate()
-      .skipLocked()
-      .execute();
-    return rows.map((row) => ({
-      id: row.id,
-      deliveryId: row.delivery_id,
-      payload: row.payload,
-      traceContext: row.trace_context,
-    }));
+  async markPublished(ids: readonly string[]): Promise<void> {
+    if (ids.length === 0) return;
+    await sql`
+      WITH marked AS (
+        UPDATE invoice_outbox SET published_at = now(), claimed_until = NULL
+        WHERE id = ANY(${ids}::bigint[]) AND published_at IS NULL
+        RETURNING order_id, version, published_at)
+      UPDATE invoice_requests r SET published_at = m.published_at
+      FROM marked m
+      WHERE r.order_id = m.order_id AND r.version = m.version AND r.published_at IS NULL`.execute(this.db);
   }
 
-  /** Marks rows published (in the transaction that claimed them). */
-  async markPublished(trx: Transaction<OrdersDatabase>, ids: readonly string[]): Promise<void> {
-    if (ids.length === 0) return;
-    await trx
-      .updateTable('invoice_outbox')
-      .set({ published_at: new Date() })
-      .where('id', 'in', ids)
-      .execute();
+  /**
+   * Deletes up to `limit` rows published more than `retentionMs` ago (by the database's clock, which stamped
+   * them), oldest first; returns how many it deleted (fewer than `limit`: none are left). Their requests keep
+   * `published_at`.
+   */
+  async deletePublished(retentionMs: number, limit: number): Promise<number> {
+    const result = await sql`
+      DELETE FROM invoice_outbox WHERE id IN (
+        SELECT id FROM invoice_outbox
+        WHERE published_at < now() - ${retentionMs} * interval '1 millisecond'
+        ORDER BY published_at LIMIT ${limit})`.execute(this.db);
+    return Number(result.numAffectedRows ?? 0);
   }
 }

@@ -12,6 +12,7 @@ import { BullMQOtel } from 'bullmq-otel';
 import type { Cluster, Redis } from 'ioredis';
 import pg from 'pg';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
+import { boundedConnection } from '../database/database.module.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { InvoicesRepository, OUTBOX_CHANNEL } from './invoices.repository.js';
@@ -19,10 +20,12 @@ import { InvoicesRepository, OUTBOX_CHANNEL } from './invoices.repository.js';
 /**
  * Publishes the invoice outbox to the `invoices` queue. Woken by `NOTIFY` on every commit of a row (a dedicated
  * `LISTEN` connection) and by a poll every `OUTBOX_POLL_MS` (a missed notification, a row left by a crash, Redis
- * back after an outage). Each round, in one transaction: claim unpublished rows `FOR UPDATE SKIP LOCKED`, add them
- * to the queue with the row's `delivery_id` as the job id, mark them published. Killed after adding and before the
- * commit, the rows stay unpublished and are added again: BullMQ ignores an add whose job id exists, so the queue
- * still holds one job per row. Safe on several replicas: a row locked by one relay is skipped by the others.
+ * back after an outage). Each round, with no transaction spanning the queue: claim unpublished rows for
+ * `OUTBOX_LEASE_MS` (one statement), add them to the queue with the row's `delivery_id` as the job id (bounded by
+ * `REDIS_COMMAND_TIMEOUT_MS`), mark them published (one statement). Killed after adding and before the mark, the
+ * rows stay unpublished and are added again once their lease ends: BullMQ ignores an add whose job id exists, so
+ * the queue still holds one job per row. Safe on several replicas: a row one relay holds a lease on is skipped by
+ * the others.
  * Jobs retry 5 times with exponential backoff and full jitter (up to 1 s, 2 s, 4 s... with the default
  * `INVOICE_JOB_BACKOFF_MS`) when the worker fails them; once those are spent, the worker's retry horizon keeps a
  * transiently failing job alive (24 h by default).
@@ -95,7 +98,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   }
 
   private async listen(): Promise<void> {
-    const listener = new pg.Client({ connectionString: this.config.databaseUrl });
+    const listener = new pg.Client(boundedConnection(this.config));
     listener.on('error', (error) => this.logger.warn({ msg: 'outbox listener error', error: error.message }));
     listener.on('notification', () => this.wake());
     await listener.connect();
@@ -128,10 +131,20 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     } while (this.again && !this.stopped);
   }
 
-  private round(): Promise<number> {
-    return this.invoices.db.transaction().execute(async (trx) => {
-      const rows = await this.invoices.claimUnpublished(trx, this.config.outbox.batchSize);
-      if (rows.length === 0) return 0;
+  /**
+   * One round: claim (one statement), publish (no transaction open: a stalled Redis holds no row lock and no
+   * connection), mark (one statement). A publish that fails gives its rows back for the next round; a crash or a
+   * stall past the lease between the publish and the mark lets a relay publish them again, which the queue
+   * ignores (same job id) while the job is kept, and the worker's record of the invoice version dedupes after.
+   */
+  private async round(): Promise<number> {
+    const claimed = await this.invoices.claimUnpublished(
+      this.config.outbox.batchSize,
+      this.config.outbox.leaseMs,
+    );
+    const { rows } = claimed;
+    if (rows.length === 0) return 0;
+    try {
       await this.queue.addBulk(
         rows.map((row) => ({
           name: INVOICE_JOB_NAME,
@@ -143,13 +156,13 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
           },
         })),
       );
-      await this.faults.trip(OrderFaultPoint.AfterPublish, { 'delivery-id': rows[0]?.deliveryId ?? '' });
-      await this.invoices.markPublished(
-        trx,
-        rows.map((row) => row.id),
-      );
-      this.metrics.invoicesEnqueued.inc(rows.length);
-      return rows.length;
-    });
+    } catch (error) {
+      await this.invoices.releaseClaims(claimed).catch(() => undefined);
+      throw error;
+    }
+    await this.faults.trip(OrderFaultPoint.AfterPublish, { 'delivery-id': rows[0]?.deliveryId ?? '' });
+    await this.invoices.markPublished(rows.map((row) => row.id));
+    this.metrics.invoicesEnqueued.inc(rows.length);
+    return rows.length;
   }
 }

@@ -199,30 +199,21 @@ export class OrdersRepository {
     }));
   }
 
-  /** An order's invoice requests, by version: `published` once one of its deliveries is on the queue. */
+  /**
+   * An order's invoice requests, by version: `published` once one of its deliveries is on the queue (the request
+   * remembers it, so the answer stays when the retention deletes its outbox rows).
+   */
   async invoices(orderId: string): Promise<OrderInvoice[]> {
     const rows = await this.db
-      .selectFrom('invoice_requests as r')
-      .select(['r.version', 'r.email'])
-      .select((eb) =>
-        eb
-          .exists(
-            eb
-              .selectFrom('invoice_outbox as o')
-              .select('o.id')
-              .whereRef('o.order_id', '=', 'r.order_id')
-              .whereRef('o.version', '=', 'r.version')
-              .where('o.published_at', 'is not', null),
-          )
-          .as('published'),
-      )
-      .where('r.order_id', '=', orderId)
-      .orderBy('r.version')
+      .selectFrom('invoice_requests')
+      .select(['version', 'email', 'published_at'])
+      .where('order_id', '=', orderId)
+      .orderBy('version')
       .execute();
     return rows.map((row) => ({
       version: row.version,
       email: row.email,
-      status: row.published ? 'published' : 'requested',
+      status: row.published_at === null ? 'requested' : 'published',
     }));
   }
 

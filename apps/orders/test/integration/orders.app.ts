@@ -12,6 +12,7 @@ import {
   type PostgresHandle,
   type RedisHandle,
   type StartPostgresOptions,
+  type StartRedisOptions,
 } from '@retry-safe/testing';
 import { createTestApp } from '@retry-safe/testing/nest';
 import type pg from 'pg';
@@ -93,14 +94,16 @@ export interface OrdersWorld {
 
 /**
  * Starts an {@link OrdersWorld} (`startRedis`, `startPostgres`: a fresh database, or a server of its own the test
- * can stop with `postgresOptions` `{ controllable: true }`); `close` stops all of it.
+ * can stop with `postgresOptions` `{ controllable: true }`, and a Redis it can pause with `redisOptions`
+ * `{ controllable: true }`); `close` stops all of it.
  */
 export async function startOrdersWorld(
   payments: FakePayments,
   env: Record<string, string> = {},
   postgresOptions: StartPostgresOptions = {},
+  redisOptions: StartRedisOptions = {},
 ): Promise<OrdersWorld> {
-  const [redis, postgres] = await Promise.all([startRedis(), startPostgres(postgresOptions)]);
+  const [redis, postgres] = await Promise.all([startRedis(redisOptions), startPostgres(postgresOptions)]);
   const pool = postgres.pool();
   const app = await createOrdersApp(payments, { REDIS_URL: redis.url, DATABASE_URL: postgres.url, ...env });
   return {

@@ -13,14 +13,46 @@ describe('loadOrdersConfig', () => {
       paymentsUrls: ['http://127.0.0.1:3002'],
       redisUrl: 'redis://127.0.0.1:6379',
       redisClusterNodes: [],
+      redisCommandTimeoutMs: 2_000,
       databaseUrl: 'postgres://postgres@127.0.0.1:5432/retry_safe',
       databasePoolSize: 10,
+      databaseTimeouts: { statementMs: 5_000, idleInTransactionMs: 5_000, connectMs: 2_000 },
       idempotency: { enabled: true, ttlMs: 3_600_000, commandTimeoutMs: 1_000 },
       bullmqPrefix: 'bull',
-      outbox: { pollMs: 1_000, batchSize: 100, jobBackoffMs: 1_000 },
+      outbox: {
+        pollMs: 1_000,
+        batchSize: 100,
+        leaseMs: 5_000,
+        retentionMs: 604_800_000,
+        cleanupIntervalMs: 60_000,
+        cleanupBatchSize: 1_000,
+        jobBackoffMs: 1_000,
+      },
       upstream: { retries: 3, attemptTimeoutMs: 5_000 },
       ...INTERNAL_SERVICE_DEFAULTS,
     });
+  });
+
+  it('bounds every store call: Redis commands, PostgreSQL statements, idle transactions, connecting', () => {
+    const config = loadOrdersConfig({
+      ...REQUIRED,
+      REDIS_COMMAND_TIMEOUT_MS: '500',
+      DATABASE_STATEMENT_TIMEOUT_MS: '3000',
+      DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: '4000',
+      DATABASE_CONNECT_TIMEOUT_MS: '1500',
+      OUTBOX_LEASE_MS: '2000',
+    });
+    expect([config.redisCommandTimeoutMs, config.databaseTimeouts, config.outbox.leaseMs]).toEqual([
+      500,
+      { statementMs: 3_000, idleInTransactionMs: 4_000, connectMs: 1_500 },
+      2_000,
+    ]);
+    expect(() =>
+      loadOrdersConfig({ ...REQUIRED, REDIS_COMMAND_TIMEOUT_MS: '5000', OUTBOX_LEASE_MS: '5000' }),
+    ).toThrow(/OUTBOX_LEASE_MS="5000": must be longer than REDIS_COMMAND_TIMEOUT_MS \(5000\)/);
+    expect(() => loadOrdersConfig({ ...REQUIRED, DATABASE_STATEMENT_TIMEOUT_MS: '0' })).toThrow(
+      /DATABASE_STATEMENT_TIMEOUT_MS="0": must be between 100 and 600000/,
+    );
   });
 
   it('reads a comma-separated list of payments replicas (round robin)', () => {

@@ -12,6 +12,7 @@ import {
   envInt,
   envInternalToken,
   envPort,
+  envRedisCommandTimeoutMs,
   envRedisUrl,
   inboundConfigOf,
   inboundEnv,
@@ -37,6 +38,7 @@ const EnvSchema = z.object({
   PROVIDER_TIMEOUT_MS: envInt(10, 120_000).default(5_000),
   PROVIDER_RETRIES: envInt(0, 10).default(0),
   REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
+  REDIS_COMMAND_TIMEOUT_MS: envRedisCommandTimeoutMs(),
   IDEMPOTENCY_ENABLED: envBool().default(true),
   IDEMPOTENCY_IN_FLIGHT: z
     .enum([InFlightMode.Raise, InFlightMode.Wait, InFlightMode.Run], {
@@ -94,6 +96,12 @@ export interface PaymentsConfig extends ListenConfig, InboundConfig {
   readonly provider: { readonly url: string; readonly timeoutMs: number; readonly retries: number };
   /** `REDIS_URL` (default `redis://127.0.0.1:6379`): the Redis of the idempotency store. */
   readonly redisUrl: string;
+  /**
+   * `REDIS_COMMAND_TIMEOUT_MS` (default 2000): the client's ioredis `commandTimeout`, so no command waits on a
+   * stalled Redis longer. Keep it above `IDEMPOTENCY_COMMAND_TIMEOUT_MS`: the store's own bound then decides
+   * first, with its `idempotency_store_unavailable`.
+   */
+  readonly redisCommandTimeoutMs: number;
   readonly idempotency: IdempotencySettings;
 }
 
@@ -109,6 +117,7 @@ export const loadPaymentsConfig: ConfigLoader<PaymentsConfig> = configLoader(
     internalToken: e.INTERNAL_TOKEN,
     provider: { url: e.PROVIDER_URL, timeoutMs: e.PROVIDER_TIMEOUT_MS, retries: e.PROVIDER_RETRIES },
     redisUrl: e.REDIS_URL,
+    redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
     idempotency: {
       enabled: e.IDEMPOTENCY_ENABLED,
       inFlight: e.IDEMPOTENCY_IN_FLIGHT,

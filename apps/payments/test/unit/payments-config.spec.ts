@@ -12,6 +12,7 @@ describe('loadPaymentsConfig', () => {
       port: 3002,
       provider: { url: 'http://127.0.0.1:3003', timeoutMs: 5_000, retries: 0 },
       redisUrl: 'redis://127.0.0.1:6379',
+      redisCommandTimeoutMs: 2_000,
       idempotency: {
         enabled: true,
         inFlight: 'raise',
