@@ -107,17 +107,21 @@ class Connection implements ProxyConnection {
     upstream.on('data', (chunk: Buffer) => this.reply(chunk));
     // A side that goes away is told to the other side, unless that direction is swallowed: then, as on a real
     // network, the other side never hears (until heal or close).
-    const gone = (direction: ProxyDirection) => () => {
+    // A side that closes does so after the bytes it sent, delayed or not: the other side hears of it last.
+    const gone = (direction: ProxyDirection, flushed: () => Promise<void>) => () => {
       if (this.swallows(direction)) this.halfGone = true;
-      else this.drop();
+      else void flushed().then(() => this.drop());
     };
-    for (const [socket, direction] of [
-      [client, ProxyDirection.Requests],
-      [upstream, ProxyDirection.Replies],
-    ] as const) {
-      socket.on('error', gone(direction));
-      socket.on('close', gone(direction));
-    }
+    client.on('error', () => this.drop());
+    upstream.on('error', () => this.drop());
+    client.on(
+      'close',
+      gone(ProxyDirection.Requests, () => this.requestChain),
+    );
+    upstream.on(
+      'close',
+      gone(ProxyDirection.Replies, () => this.chain),
+    );
   }
 
   holdReplies(): void {
