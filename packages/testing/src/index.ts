@@ -18,7 +18,7 @@ export {
   type PrivatePostgresOptions,
   type StartPostgresOptions,
 } from './postgres-server.js';
-export { recordStatements, withTransaction } from './postgres-helpers.js';
+export { poolThrough, recordStatements, withTransaction } from './postgres-helpers.js';
 export type { ServerControl } from './server-control.js';
 export { startRedisCluster, type RedisClusterHandle } from './redis-cluster.js';
 export {
@@ -28,7 +28,13 @@ export {
   type ServiceProcessOptions,
 } from './service-process.js';
 export { childrenOf, trySignal } from './process-tree.js';
-export { startTcpProxy, type ProxyConnection, type TcpProxy, type TcpProxyTarget } from './tcp-proxy.js';
+export {
+  ProxyDirection,
+  startTcpProxy,
+  type ProxyConnection,
+  type TcpProxy,
+  type TcpProxyTarget,
+} from './tcp-proxy.js';
 export { captureProblem, type SentProblem } from './capture-problem.js';
 export { startRedisReplication, type RedisReplicationHandle } from './redis-replication.js';
 export {

@@ -1,4 +1,5 @@
-import type pg from 'pg';
+import pg from 'pg';
+import type { PostgresHandle } from './postgres-server.js';
 
 /** BEGIN, `body`, COMMIT on one pooled client (ROLLBACK if `body` throws); the client goes back to the pool. */
 export async function withTransaction<T>(
@@ -35,4 +36,22 @@ export function recordStatements(pool: pg.Pool): string[] {
     };
   });
   return statements;
+}
+
+/**
+ * A pool on `handle`'s database that connects through `via` (a {@link startTcpProxy} in front of the server), so a
+ * test can reset, swallow or delay its connections. Like `handle.pool`, it ignores errors of idle connections
+ * (`pool.on('error')`); it adds no listener of its own to checked-out clients, so a test sees what its code does.
+ */
+export function poolThrough(
+  handle: PostgresHandle,
+  via: { readonly host: string; readonly port: number },
+  config: pg.PoolConfig = {},
+): pg.Pool {
+  const url = new URL(handle.url);
+  url.hostname = via.host;
+  url.port = String(via.port);
+  const pool = new pg.Pool({ connectionString: url.toString(), ...config });
+  pool.on('error', () => undefined);
+  return pool;
 }

@@ -1,5 +1,4 @@
-import type { Pool, QueryConfig } from 'pg';
-import { Deadlines } from '../deadline.js';
+import type { Pool } from 'pg';
 import type { IdempotencyError } from '../errors.js';
 import type {
   ClaimRequest,
@@ -19,7 +18,11 @@ import { assertIntegerIn } from '../validation.js';
 import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from './defaults.js';
 import { Notifications } from './notifications.js';
 import { insertCompletedSql, schemaNames, schemaSql, type SchemaNames } from './schema.js';
-import { storeErrorOf, transactionConflictOf } from './sql-errors.js';
+import { transactionConflictOf } from './sql-errors.js';
+import { guardClient } from './client-guard.js';
+import { endBackendSql, lockWaitAsInProgress } from './claim-faults.js';
+import { GiveBacks } from './give-backs.js';
+import { PooledRunner } from './pooled-runner.js';
 import {
   claimOn,
   completeOn,
@@ -78,7 +81,8 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   private readonly names: SchemaNames;
   private readonly statements: Statements;
   private readonly notifications: Notifications;
-  private readonly deadlines = new Deadlines();
+  private readonly runner: PooledRunner;
+  private readonly giveBacks: GiveBacks;
   private sweeper: NodeJS.Timeout | undefined;
   private closed = false;
 
@@ -97,6 +101,15 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
     this.names = schemaNames(this.table);
     this.statements = statementsFor(this.names);
     this.notifications = new Notifications(pool, this.names.channel);
+    this.runner = new PooledRunner(pool, this.statements, this.commandTimeoutMs);
+    this.giveBacks = new GiveBacks({
+      endBackend: async ({ pid, checkedOutAt }) => {
+        const waitMs = Math.max(1, Math.floor(this.commandTimeoutMs / 2));
+        const rows = await this.runner.query(endBackendSql, [pid, Date.now() - checkedOutAt, waitMs]);
+        if (rows.some((row) => row['ended'] !== true)) throw new Error(`backend ${pid} has not ended yet`);
+      },
+      release: (request) => this.release(request),
+    });
   }
 
   /**
@@ -136,6 +149,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
    */
   async migrate(): Promise<void> {
     const client = await this.pool.connect();
+    const unguard = guardClient(client);
     try {
       await client.query('BEGIN');
       await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
@@ -148,18 +162,27 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
       throw error;
     } finally {
       client.release();
+      unguard();
     }
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     this.startSweeper();
-    const sentAt = Date.now();
+    // This process' own earlier claim of the key that got no answer is given back first: its retry never waits
+    // out a reservation nobody will complete.
+    await this.giveBacks.settle(request);
     try {
-      return await claimOn(this.standalone, request);
+      return await claimOn(
+        (change, id, args) =>
+          // Sent but unanswered: it may have been granted, and the caller, told "unavailable", will never
+          // complete it. Given back (see GiveBacks), or the key would stay blocked for a lease.
+          this.runner.run(change, id, args, (backend) => this.giveBacks.add(request, backend)),
+        request,
+      );
     } catch (error) {
-      // The claim may have been granted and its reply lost with the destroyed connection. The caller was told
-      // the store is unavailable and will never complete it: give it back, or the key stays blocked for a lease.
-      if (Date.now() - sentAt >= this.commandTimeoutMs) this.giveBack(request);
+      // A lock wait that ran out is another transaction holding the key (its claim not yet committed): in progress.
+      const inProgress = lockWaitAsInProgress(error);
+      if (inProgress) return inProgress;
       throw error;
     }
   }
@@ -182,7 +205,10 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
 
   /** LISTEN on the table's channel; resolves once listening, so a completion after it is never missed. */
   async watch(id: RecordId, listener: () => void): Promise<() => Promise<void>> {
-    const remove = await this.bounded(id, this.notifications.listen(`${id.operation}:${id.key}`, listener));
+    const remove = await this.runner.bounded(
+      id,
+      this.notifications.listen(`${id.operation}:${id.key}`, listener),
+    );
     return async () => remove();
   }
 
@@ -208,58 +234,12 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
     this.closed = true;
     clearInterval(this.sweeper);
     this.sweeper = undefined;
+    this.giveBacks.close();
     await this.notifications.close();
   }
 
   /** One function call on a pooled connection, bounded end to end by `commandTimeoutMs`. */
-  private readonly standalone: Runner = async (change, id, args) => {
-    const deadline = Date.now() + this.commandTimeoutMs;
-    const connecting = this.pool.connect();
-    const client = await this.bounded(id, connecting).catch((error: unknown) => {
-      // A connection that arrives after we gave up goes straight back.
-      connecting.then((late) => late.release()).catch(() => undefined);
-      throw error;
-    });
-    const statement = this.statements[change];
-    const remaining = Math.max(1, deadline - Date.now());
-    try {
-      const { rows } = await client.query({
-        name: statement.name,
-        text: statement.text,
-        // The server's lock_timeout ends a little earlier than our timer, so a lock wait is answered by PostgreSQL
-        // (the connection stays usable) rather than cut off here.
-        values: change === 'sweep' ? args : [...args, Math.max(1, Math.floor(remaining * 0.9))],
-        // node-postgres' own read timeout; it rejects the query, and release(error) below destroys the connection.
-        query_timeout: remaining,
-      } as QueryConfig);
-      client.release();
-      return rows[0] as Record<string, unknown>;
-    } catch (error) {
-      client.release(error instanceof Error ? error : true);
-      throw storeErrorOf(error, id);
-    }
-  };
-
-  /** Settles with `promise`, or fails with `IDEMPOTENCY_STORE_UNAVAILABLE` after `commandTimeoutMs`. */
-  private bounded<T>(id: RecordId, promise: Promise<T>): Promise<T> {
-    const timeout = () => new Error(`PostgreSQL did not answer within ${this.commandTimeoutMs} ms`);
-    return this.deadlines.bound(
-      promise,
-      this.commandTimeoutMs,
-      () => storeErrorOf(timeout(), id),
-      (error) => storeErrorOf(error, id),
-    );
-  }
-
-  /** Releases a possibly granted claim in the background, retrying until PostgreSQL answers or its lease ends. */
-  private giveBack(request: ClaimRequest): void {
-    const until = Date.now() + request.leaseMs;
-    const attempt = (): void => {
-      if (this.closed || Date.now() > until) return;
-      this.release(request).catch(() => setTimeout(attempt, 100).unref());
-    };
-    attempt();
-  }
+  private readonly standalone: Runner = (change, id, args) => this.runner.run(change, id, args);
 
   private startSweeper(): void {
     if (this.sweeper || this.closed || this.sweepIntervalMs === 0) return;

@@ -13,6 +13,7 @@ import {
 import { claimResultOf, flagOf } from '../store-replies.js';
 import { PG_RECORD_FORMAT_VERSION, type SchemaNames, type StateChange } from './schema.js';
 import { storeErrorOf } from './sql-errors.js';
+import { guarded } from './client-guard.js';
 
 /** Positional arguments of each state-change function (after them comes lock_timeout_ms). */
 const ARITY: Record<StateChange, number> = {
@@ -116,8 +117,12 @@ export function transactionRunner(statements: Statements, transaction: SqlTransa
     const values = [...args, null];
     try {
       // node-postgres takes a named statement, parsed once per connection; any other driver gets text + values.
+      // A node-postgres client gets an 'error' listener while our statement runs: a lost connection fails the
+      // statement, not the process (see client-guard.ts).
       const { rows } = prepared
-        ? await prepared.query({ name: statement.name, text: statement.text, values })
+        ? await guarded(prepared, () =>
+            prepared.query({ name: statement.name, text: statement.text, values }),
+          )
         : await transaction.query(statement.text, values);
       return rows[0] as Record<string, unknown>;
     } catch (error) {

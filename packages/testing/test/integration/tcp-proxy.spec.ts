@@ -63,4 +63,56 @@ describe('startTcpProxy', () => {
     expect(reply).toBe('+PONG\r\n$2\r\nhi\r\n');
     socket.destroy();
   });
+
+  it('resetAfterRequest: the server gets the request, the client gets ECONNRESET and no reply', async () => {
+    const key = `proxy-reset:${Date.now()}`;
+    const reset = proxy.resetAfterRequest((request) => request.includes(key));
+    const socket = connect(proxy.port, proxy.host);
+    const error = new Promise<NodeJS.ErrnoException>((resolve) => socket.on('error', resolve));
+    let reply = '';
+    socket.on('data', (chunk) => (reply += chunk.toString()));
+    socket.write(`*3\r\n$3\r\nSET\r\n$${key.length}\r\n${key}\r\n$3\r\nran\r\n`);
+    await reset;
+    expect((await error).code).toBe('ECONNRESET');
+    expect(reply).toBe('');
+    const direct = redis.client();
+    await waitForValue(direct, key, 'ran');
+    await direct.quit();
+  });
+
+  it.each(['requests', 'replies'] as const)(
+    'blackhole(%s): no reply and no close, until heal',
+    async (direction) => {
+      proxy.blackhole(direction);
+      try {
+        expect(await send(['PING'], 300)).toEqual({ reply: '', closed: false });
+      } finally {
+        proxy.heal();
+      }
+      expect(await send(['PING'], 2_000)).toEqual({ reply: '+PONG\r\n', closed: false });
+    },
+  );
+
+  it('delayRequests: a request reaches the server only after the delay', async () => {
+    proxy.delayRequests(300);
+    const started = Date.now();
+    try {
+      const result = await send(['PING'], 2_000);
+      expect(result.reply).toBe('+PONG\r\n');
+    } finally {
+      proxy.heal();
+    }
+    expect(Date.now() - started).toBeGreaterThanOrEqual(290);
+  });
 });
+
+async function waitForValue(
+  client: ReturnType<RedisHandle['client']>,
+  key: string,
+  value: string,
+): Promise<void> {
+  for (let i = 0; i < 100 && (await client.get(key)) !== value; i++) {
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  expect(await client.get(key)).toBe(value);
+}
