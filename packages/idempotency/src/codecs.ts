@@ -47,14 +47,28 @@ export const voidCodec: Codec<void> = {
   },
 };
 
+// A lone surrogate has no UTF-8 encoding: every store would keep U+FFFD instead, and a replay would differ.
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /**
- * Encodes `value`, or reports why it cannot be: `payload` is null when the codec threw (the coordinator records
- * that the action succeeded without a storable result, so it never runs again).
+ * Encodes `value`, or reports why it cannot be kept: `payload` is null when the codec threw, when its output is
+ * not well-formed Unicode, or when the store says it cannot hold that text exactly (`unstorable`, e.g. U+0000 in
+ * PostgreSQL `text`). The coordinator then records that the action succeeded without a storable result, so it
+ * never runs again.
  */
-export function tryEncode<T>(codec: Codec<T>, value: T): { payload: string | null; encodeError?: unknown } {
+export function tryEncode<T>(
+  codec: Codec<T>,
+  value: T,
+  unstorable?: (payload: string) => string | undefined,
+): { payload: string | null; encodeError?: unknown } {
+  let payload: string;
   try {
-    return { payload: codec.encode(value) };
+    payload = codec.encode(value);
   } catch (encodeError) {
     return { payload: null, encodeError };
   }
+  const reason = LONE_SURROGATE.test(payload)
+    ? 'the encoded value is not well-formed Unicode (a lone surrogate)'
+    : unstorable?.(payload);
+  return reason === undefined ? { payload } : { payload: null, encodeError: new TypeError(reason) };
 }

@@ -119,13 +119,14 @@ export class InvalidIdempotencyOptionsError extends IdempotencyError {
 
 /**
  * The caller's database transaction failed with a deadlock or a serialization failure while the record was claimed,
- * the action ran or the record was completed (transactional mode). The transaction is aborted: roll it back and run
- * it again; nothing of it was committed.
+ * the action ran or the record was completed (transactional mode), or a store statement on it met an aborted
+ * transaction, the caller's own `lock_timeout` or `statement_timeout` (25P02, 55P03, 57014). The transaction is
+ * aborted: roll it back and run it again; nothing of it was committed.
  */
 export class IdempotencyTransactionConflictError extends IdempotencyError {
   readonly code = IdempotencyErrorCode.TransactionConflict;
   constructor(
-    /** The database's error code (SQLSTATE), e.g. `40001` or `40P01`. */
+    /** The database's error code (SQLSTATE), e.g. `40001`, `40P01`, `25P02`, `55P03` or `57014`. */
     readonly sqlState: string,
     context: IdempotencyErrorContext,
   ) {

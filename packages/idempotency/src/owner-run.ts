@@ -74,7 +74,7 @@ async function completeAsOwner<T>(
   controller: LazyAbortController,
   { value, fencingToken, leaseLost }: { value: T; fencingToken: number; leaseLost: boolean },
 ): Promise<CoordinatedResult<T>> {
-  const { payload, encodeError } = tryEncode(call.request.codec, value);
+  const { payload, encodeError } = tryEncode(call.request.codec, value, store.unstorable?.bind(store));
   let stored = true;
   try {
     const { operation, key, owner } = call;

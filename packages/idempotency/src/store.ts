@@ -119,4 +119,9 @@ export interface IdempotencyStore {
    * Resolves once the subscription is active, so a claim made afterwards cannot miss the notification.
    */
   watch?(id: RecordId, listener: () => void): Promise<() => Promise<void>>;
+  /**
+   * Why this store cannot keep `payload` exactly (PostgreSQL `text` holds no U+0000), or `undefined` if it can.
+   * The coordinator asks before completing: such a value is recorded as unencodable, once, like a codec failure.
+   */
+  unstorable?(payload: string): string | undefined;
 }

@@ -151,7 +151,7 @@ export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
   }
   // As in standalone mode, a value the codec cannot encode is recorded as such: if the caller commits anyway,
   // the action's writes are there and must not be made again; if it rolls back, the record goes with them.
-  const { payload, encodeError } = tryEncode(call.request.codec, value);
+  const { payload, encodeError } = tryEncode(call.request.codec, value, store.unstorable?.bind(store));
   if (!(await bound.complete({ ...call.claim, payload, ttlMs: call.request.ttlMs }))) {
     // Only possible if someone else's write in this same transaction removed or replaced the claim.
     throw new IdempotencyLeaseLostError(value, call);
@@ -202,7 +202,7 @@ export async function coordinateOptimistically<T, Tx extends SqlTransaction>(
       } catch (error) {
         throw store.transactionConflict(error, call) ?? error;
       }
-      const { payload, encodeError } = tryEncode(call.request.codec, value);
+      const { payload, encodeError } = tryEncode(call.request.codec, value, store.unstorable?.bind(store));
       const fencingToken = await store.inTransaction(transaction).insertCompleted({
         ...call,
         owner: call.claim.owner,

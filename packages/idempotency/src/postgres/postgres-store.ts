@@ -203,6 +203,11 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
     return storeIfAbsentOn(this.standalone, request);
   }
 
+  /** PostgreSQL `text` holds every character but U+0000; such a result is recorded as unencodable instead. */
+  unstorable(payload: string): string | undefined {
+    return payload.includes('\u0000') ? 'PostgreSQL text cannot hold U+0000' : undefined;
+  }
+
   /** LISTEN on the table's channel; resolves once listening, so a completion after it is never missed. */
   async watch(id: RecordId, listener: () => void): Promise<() => Promise<void>> {
     const remove = await this.runner.bounded(

@@ -12,8 +12,9 @@ import {
 } from '../store.js';
 import { claimResultOf, flagOf } from '../store-replies.js';
 import { PG_RECORD_FORMAT_VERSION, type SchemaNames, type StateChange } from './schema.js';
-import { storeErrorOf } from './sql-errors.js';
+import { IdempotencyErrorCode } from '../errors.js';
 import { guarded } from './client-guard.js';
+import { isUnstorableValue, transactionStoreErrorOf } from './sql-errors.js';
 
 /** Positional arguments of each state-change function (after them comes lock_timeout_ms). */
 const ARITY: Record<StateChange, number> = {
@@ -67,7 +68,19 @@ export async function claimOn(run: Runner, r: ClaimRequest): Promise<ClaimResult
 }
 
 export async function completeOn(run: Runner, r: CompleteRequest): Promise<boolean> {
-  return flagOf((await run('complete', r, [r.operation, r.key, r.owner, r.payload, r.ttlMs]))['reply']);
+  const complete = async (payload: string | null) =>
+    flagOf((await run('complete', r, [r.operation, r.key, r.owner, payload, r.ttlMs]))['reply']);
+  try {
+    return await complete(r.payload);
+  } catch (error) {
+    // A text the server encoding has no room for (the coordinator already refused U+0000 and lone surrogates, so
+    // only a non-UTF8 database gets here): the action ran, so the record says "no storable result" rather than
+    // staying pending for the action to run again. Standalone only: on a caller's transaction the refusal
+    // aborted the transaction, and its error says so (IDEMPOTENCY_UNENCODABLE_RESULT, nothing committed).
+    const standalone = (error as { code?: unknown }).code === IdempotencyErrorCode.StoreUnavailable;
+    if (r.payload === null || !standalone || !isUnstorableValue(error)) throw error;
+    return complete(null);
+  }
 }
 
 export async function renewOn(run: Runner, r: RenewRequest): Promise<boolean> {
@@ -126,7 +139,7 @@ export function transactionRunner(statements: Statements, transaction: SqlTransa
         : await transaction.query(statement.text, values);
       return rows[0] as Record<string, unknown>;
     } catch (error) {
-      throw storeErrorOf(error, id);
+      throw transactionStoreErrorOf(error, id);
     }
   };
 }
