@@ -51,6 +51,7 @@ const EnvSchema = z
     OUTBOX_POLL_MS: envInt(10, 60_000).default(1_000),
     OUTBOX_BATCH_SIZE: envInt(1, 1_000).default(100),
     INVOICE_JOB_BACKOFF_MS: envInt(10, 60_000).default(1_000),
+    RESERVATION_SWEEP_MS: envInt(100, 3_600_000).default(60_000),
     ...upstreamEnv(),
     ...inboundEnv(),
   })
@@ -98,6 +99,11 @@ export interface OrdersConfig extends ListenConfig, InboundConfig {
    * `INVOICE_JOB_BACKOFF_MS` (default 1000), the first of the 5 exponential backoffs a published job carries.
    */
   readonly outbox: { readonly pollMs: number; readonly batchSize: number; readonly jobBackoffMs: number };
+  /**
+   * `RESERVATION_SWEEP_MS` (default 60000): how often the reservations of payments whose outcome was never learned
+   * are released once their key's record expired (`IDEMPOTENCY_TTL_MS` after the reservation).
+   */
+  readonly reservationSweepMs: number;
   /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to payments. */
   readonly upstream: UpstreamConfig;
 }
@@ -128,6 +134,7 @@ export const loadOrdersConfig: ConfigLoader<OrdersConfig> = configLoader(
       batchSize: e.OUTBOX_BATCH_SIZE,
       jobBackoffMs: e.INVOICE_JOB_BACKOFF_MS,
     },
+    reservationSweepMs: e.RESERVATION_SWEEP_MS,
     upstream: upstreamConfigOf(e),
   }),
 );

@@ -18,6 +18,7 @@ describe('loadOrdersConfig', () => {
       idempotency: { enabled: true, ttlMs: 3_600_000, commandTimeoutMs: 1_000 },
       bullmqPrefix: 'bull',
       outbox: { pollMs: 1_000, batchSize: 100, jobBackoffMs: 1_000 },
+      reservationSweepMs: 60_000,
       upstream: { retries: 3, attemptTimeoutMs: 5_000 },
       ...INTERNAL_SERVICE_DEFAULTS,
     });
