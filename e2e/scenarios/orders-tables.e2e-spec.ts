@@ -85,11 +85,11 @@ describe('orders tables: killed at its fault points, each design on the same fau
 
   describe('apply-once: killed after the charge, before applying it; one retry, then two racing', () => {
     const charged = async (phase: ApplyPhase) => {
-      const paid = await rows<{ paid_amount: number }>('SELECT paid_amount FROM orders WHERE id = $1', [
+      const paid = await rows<{ paid_amount: string }>('SELECT paid_amount FROM orders WHERE id = $1', [
         phase.orderId,
       ]);
       return {
-        paidAmount: paid[0]?.paid_amount,
+        paidAmount: Number(paid[0]?.paid_amount),
         chargeRows: await count('SELECT count(*) FROM order_payments WHERE order_id = $1', [phase.orderId]),
         providerCharges: phase.charges,
         answers: phase.retries.map((answer) => answer.status),

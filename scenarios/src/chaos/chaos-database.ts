@@ -29,7 +29,7 @@ export async function readOrdersRows(databaseUrl: string): Promise<OrdersRows> {
       order_id: string;
       charge_id: string;
       provider_charge_id: string;
-      amount: number;
+      amount: string;
     }>('SELECT order_id, charge_id, provider_charge_id, amount FROM order_payments');
     return {
       orderIds: orders.rows.map((row) => row.id),
@@ -37,7 +37,8 @@ export async function readOrdersRows(databaseUrl: string): Promise<OrdersRows> {
         orderId: row.order_id,
         chargeId: row.charge_id,
         providerChargeId: row.provider_charge_id,
-        amount: row.amount,
+        // bigint: node-postgres reads it as a string.
+        amount: Number(row.amount),
       })),
     };
   });

@@ -8,6 +8,7 @@ export const OrdersErrorCode = {
   OrderNotFound: ProblemCode.OrderNotFound,
   CurrencyMismatch: ProblemCode.CurrencyMismatch,
   PaymentExceedsBalance: ProblemCode.PaymentExceedsBalance,
+  PaymentInProgress: ProblemCode.PaymentInProgress,
   InvoiceVersionConflict: ProblemCode.InvoiceVersionConflict,
 } as const;
 /** One of {@link OrdersErrorCode}'s values. */
@@ -46,6 +47,20 @@ export class PaymentExceedsBalanceError extends ServiceError<typeof OrdersErrorC
   readonly code = OrdersErrorCode.PaymentExceedsBalance;
   constructor(orderId: string, owed: number, amount: number) {
     super(`Order ${orderId} owes ${owed}, the payment is ${amount}`, { orderId, owed, amount });
+  }
+}
+
+/**
+ * A payment that fits what the order still owes, but not beside the payments in flight (reserved, outcome not known
+ * yet): one of them may still fail and release its reservation, so the client may retry later.
+ */
+export class PaymentInProgressError extends ServiceError<typeof OrdersErrorCode.PaymentInProgress> {
+  readonly code = OrdersErrorCode.PaymentInProgress;
+  constructor(orderId: string, owed: number, reserved: number, amount: number) {
+    super(
+      `Order ${orderId} owes ${owed}, of which ${reserved} is reserved by payments in progress; the payment is ${amount}, retry later`,
+      { orderId, owed, reserved, amount },
+    );
   }
 }
 

@@ -72,7 +72,8 @@ const mapOrdersError: ProblemMapper = (error, context) => {
  *   while a duplicate runs, 503 `idempotency_store_unavailable`.
  * - The database unreachable: 503 `database_unavailable` with `Retry-After: 1` (its transaction did not commit).
  * - `order_not_found` 404; `currency_mismatch`, `payment_exceeds_balance`, `invoice_version_conflict` 422;
- *   `queue_unavailable` 503.
+ *   `payment_in_progress` 409 + `Retry-After: 1` (the balance is reserved by payments in flight); `queue_unavailable`
+ *   503.
  * - Calls to payments that failed after their retries: a 503 problem from downstream passes up unchanged; anything
  *   else becomes 502 `upstream_unavailable` or 504 `upstream_timeout`. (4xx answers never get here: they are relayed.)
  */
@@ -88,6 +89,11 @@ export const ORDERS_PROBLEMS: ProblemExceptionFilterOptions = {
     [OrdersErrorCode.OrderNotFound]: { status: 404, title: 'Order not found' },
     [OrdersErrorCode.CurrencyMismatch]: { status: 422, title: 'Currency mismatch' },
     [OrdersErrorCode.PaymentExceedsBalance]: { status: 422, title: 'Payment exceeds balance' },
+    [OrdersErrorCode.PaymentInProgress]: {
+      status: 409,
+      title: 'Payment in progress',
+      headers: { 'Retry-After': '1' },
+    },
     [OrdersErrorCode.InvoiceVersionConflict]: { status: 422, title: 'Invoice version conflict' },
   },
 };

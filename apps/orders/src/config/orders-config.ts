@@ -61,6 +61,7 @@ const EnvSchema = z
     OUTBOX_CLEANUP_INTERVAL_MS: envInt(100, DAY_MS).default(60_000),
     OUTBOX_CLEANUP_BATCH_SIZE: envInt(1, 100_000).default(1_000),
     INVOICE_JOB_BACKOFF_MS: envInt(10, 60_000).default(1_000),
+    RESERVATION_SWEEP_MS: envInt(100, 3_600_000).default(60_000),
     ...upstreamEnv(),
     ...inboundEnv(),
   })
@@ -143,6 +144,11 @@ export interface OrdersConfig extends ListenConfig, InboundConfig {
     readonly cleanupBatchSize: number;
     readonly jobBackoffMs: number;
   };
+  /**
+   * `RESERVATION_SWEEP_MS` (default 60000): how often the reservations of payments whose outcome was never learned
+   * are released once their key's record expired (`IDEMPOTENCY_TTL_MS` after the reservation).
+   */
+  readonly reservationSweepMs: number;
   /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to payments. */
   readonly upstream: UpstreamConfig;
 }
@@ -183,6 +189,7 @@ export const loadOrdersConfig: ConfigLoader<OrdersConfig> = configLoader(
       cleanupBatchSize: e.OUTBOX_CLEANUP_BATCH_SIZE,
       jobBackoffMs: e.INVOICE_JOB_BACKOFF_MS,
     },
+    reservationSweepMs: e.RESERVATION_SWEEP_MS,
     upstream: upstreamConfigOf(e),
   }),
 );

@@ -27,6 +27,19 @@ export const ApplyChargeMode = {
 export type ApplyChargeMode = (typeof ApplyChargeMode)[keyof typeof ApplyChargeMode];
 
 /**
+ * How a payment is kept within what its order owes. `reservation` is the design (the amount is reserved by one
+ * conditional UPDATE before the charge, and a payment that does not fit is refused); `read-then-write` is a
+ * DEMONSTRATION: the balance is read, the charge made if the read said it fits, so payments in parallel (each with
+ * its own key) all read the same balance and all charge.
+ */
+export const BalanceCheckMode = {
+  Reservation: 'reservation',
+  ReadThenWrite: 'read-then-write',
+} as const;
+/** One of {@link BalanceCheckMode}'s values. */
+export type BalanceCheckMode = (typeof BalanceCheckMode)[keyof typeof BalanceCheckMode];
+
+/**
  * How an invoice request reaches the queue. `outbox` is the design (the delivery commits with the request, the
  * relay publishes it); `publish-after-commit` is a DEMONSTRATION: the request commits, then the job is added to the
  * queue, so a crash between the two loses the delivery.
@@ -45,6 +58,7 @@ export type InvoicePublishMode = (typeof InvoicePublishMode)[keyof typeof Invoic
 export interface OrdersSettings {
   readonly createRecord: CreateRecordMode;
   readonly applyCharge: ApplyChargeMode;
+  readonly balanceCheck: BalanceCheckMode;
   readonly invoicePublish: InvoicePublishMode;
 }
 
@@ -52,16 +66,19 @@ export interface OrdersSettings {
 export const ORDERS_DESIGNS: OrdersSettings = {
   createRecord: CreateRecordMode.Transaction,
   applyCharge: ApplyChargeMode.UniqueConstraint,
+  balanceCheck: BalanceCheckMode.Reservation,
   invoicePublish: InvoicePublishMode.Outbox,
 };
 
 /**
  * Body of `PUT /__config`: `{"createRecord": "redis"}`, `{"applyCharge": "read-then-write"}`,
- * `{"invoicePublish": "publish-after-commit"}` (the demonstrations), or `{}` for the designs.
+ * `{"balanceCheck": "read-then-write"}`, `{"invoicePublish": "publish-after-commit"}` (the demonstrations), or `{}`
+ * for the designs.
  */
 export const OrdersSettingsSchema = z.strictObject({
   createRecord: z.enum([CreateRecordMode.Transaction, CreateRecordMode.Redis]).optional(),
   applyCharge: z.enum([ApplyChargeMode.UniqueConstraint, ApplyChargeMode.ReadThenWrite]).optional(),
+  balanceCheck: z.enum([BalanceCheckMode.Reservation, BalanceCheckMode.ReadThenWrite]).optional(),
   invoicePublish: z.enum([InvoicePublishMode.Outbox, InvoicePublishMode.PublishAfterCommit]).optional(),
 });
 
@@ -73,6 +90,9 @@ export function demonstrationModes(settings: OrdersSettings): string[] {
   }
   if (settings.applyCharge === ApplyChargeMode.ReadThenWrite) {
     modes.push('applyCharge=read-then-write: a read decides whether a Charge is applied');
+  }
+  if (settings.balanceCheck === BalanceCheckMode.ReadThenWrite) {
+    modes.push('balanceCheck=read-then-write: a read of the balance decides whether a payment is charged');
   }
   if (settings.invoicePublish === InvoicePublishMode.PublishAfterCommit) {
     modes.push('invoicePublish=publish-after-commit: invoice jobs are published after the commit, no outbox');

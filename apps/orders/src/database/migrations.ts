@@ -103,6 +103,34 @@ const migrations: Record<string, Migration> = {
       );
     },
   },
+  '0005-payment-reservations': {
+    async up(db: Kysely<unknown>): Promise<void> {
+      // Amounts in bigint: a sum of charges is not bounded by one order's amount. Rewrites the tables (short on the
+      // sizes here; an ACCESS EXCLUSIVE lock while it runs). What payments still in flight hold of an order's balance.
+      await sql`ALTER TABLE orders
+        ALTER COLUMN amount TYPE bigint,
+        ALTER COLUMN paid_amount TYPE bigint,
+        ADD COLUMN reserved_amount bigint NOT NULL DEFAULT 0 CHECK (reserved_amount >= 0)`.execute(db);
+      await sql`ALTER TABLE order_payments ALTER COLUMN amount TYPE bigint`.execute(db);
+      // One reservation per payment key (the tenant's idempotency key): its retries find it and reserve nothing.
+      await db.schema
+        .createTable('order_payment_reservations')
+        .addColumn('tenant_id', 'uuid', (c) => c.notNull())
+        .addColumn('key', 'text', (c) => c.notNull())
+        .addColumn('order_id', 'uuid', (c) => c.notNull().references('orders.id'))
+        .addColumn('amount', 'bigint', (c) => c.notNull().check(sql`amount > 0`))
+        .addColumn('created_at', sql`timestamptz(3)`, (c) => c.notNull().defaultTo(sql`now()`))
+        .addColumn('expires_at', sql`timestamptz(3)`, (c) => c.notNull())
+        .addPrimaryKeyConstraint('order_payment_reservations_pkey', ['tenant_id', 'key'])
+        .execute();
+      // What the sweep scans: the oldest expiry first.
+      await db.schema
+        .createIndex('order_payment_reservations_expiry')
+        .on('order_payment_reservations')
+        .column('expires_at')
+        .execute();
+    },
+  },
 };
 
 /** The migrations of this build, for Kysely's Migrator (in code, so `dist/` needs no SQL files beside it). */

@@ -4,15 +4,44 @@ import type { InvoiceJob, OrderStatus } from '@retry-safe/contracts';
 /** `created_at` columns: set by the database (`now()`, millisecond precision so a cursor can quote them exactly). */
 type CreatedAt = ColumnType<Date, never, never>;
 
-/** `orders`: one row per order, owned by a tenant. `paid_amount` is the sum of its applied charges. */
+/**
+ * A `bigint` amount in minor units: node-postgres reads an `int8` as a string (it may exceed 2^53 in general), so
+ * rows are read through `Number` ({@link amountOf}); every amount here stays far below 2^53.
+ */
+type Amount = ColumnType<string, number, number>;
+
+/** The number an `int8` column holds (node-postgres reads it as a string). */
+export function amountOf(value: string | number): number {
+  return Number(value);
+}
+
+/**
+ * `orders`: one row per order, owned by a tenant. `paid_amount` is the sum of its applied charges;
+ * `reserved_amount` the sum of its `order_payment_reservations` (payments admitted, their outcome not known yet).
+ */
 export interface OrdersTable {
   id: string;
   tenant_id: string;
-  amount: number;
+  amount: Amount;
   currency: string;
-  paid_amount: ColumnType<number, number | undefined, number>;
+  paid_amount: ColumnType<string, number | undefined, number>;
+  reserved_amount: ColumnType<string, number | undefined, number>;
   status: OrderStatus;
   created_at: CreatedAt;
+}
+
+/**
+ * `order_payment_reservations`: what a payment admitted and not yet resolved holds of its order's balance, one row
+ * per tenant and idempotency key. Applying its Charge turns it into paid amount, a refusal releases it, and the
+ * sweep releases it once `expires_at` (the key's record TTL) has passed.
+ */
+export interface OrderPaymentReservationsTable {
+  tenant_id: string;
+  key: string;
+  order_id: string;
+  amount: Amount;
+  created_at: CreatedAt;
+  expires_at: Date;
 }
 
 /**
@@ -22,7 +51,7 @@ export interface OrdersTable {
 export interface OrderPaymentsTable {
   charge_id: string;
   order_id: string;
-  amount: number;
+  amount: Amount;
   currency: string;
   status: 'succeeded';
   provider_charge_id: string;
@@ -61,10 +90,17 @@ export interface InvoiceOutboxTable {
   claimed_until: ColumnType<Date | null, never, Date | null>;
 }
 
+/** Who owns a reservation: the payment's tenant and idempotency key (its retries find it by them). */
+export interface ReservationOwner {
+  readonly tenantId: string;
+  readonly key: string;
+}
+
 /** The orders database as Kysely sees it (the processing records' table is the idempotency store's own). */
 export interface OrdersDatabase {
   orders: OrdersTable;
   order_payments: OrderPaymentsTable;
+  order_payment_reservations: OrderPaymentReservationsTable;
   invoice_requests: InvoiceRequestsTable;
   invoice_outbox: InvoiceOutboxTable;
 }

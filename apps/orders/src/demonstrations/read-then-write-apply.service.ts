@@ -1,8 +1,21 @@
 import { Injectable } from '@nestjs/common';
-import type { Charge } from '@retry-safe/contracts';
-import { withPgTransaction } from '../database/pg-transaction.js';
+import { OrderStatus, type Charge } from '@retry-safe/contracts';
+import { withPgTransaction, type NamedStatement } from '../database/pg-transaction.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
-import { OrdersRepository } from '../orders/orders.repository.js';
+import { INSERT_PAYMENT_ROW, OrdersRepository, paymentRowValues } from '../orders/orders.repository.js';
+
+// The demonstration's steps, one statement each (the design's apply is OrdersRepository.applyCharge alone).
+const CHARGE_RECORDED: NamedStatement = {
+  name: 'orders:charge-recorded',
+  text: 'SELECT 1 FROM order_payments WHERE charge_id = $1',
+};
+const INSERT_PAYMENT: NamedStatement = { name: 'orders:insert-payment', text: INSERT_PAYMENT_ROW };
+const ADD_TO_PAID: NamedStatement = {
+  name: 'orders:add-to-paid',
+  text: `UPDATE orders SET paid_amount = paid_amount + $2,
+      status = CASE WHEN paid_amount + $2 >= amount THEN $3 ELSE $4 END
+    WHERE id = $1`,
+};
 
 /**
  * DEMONSTRATION of the wrong design of the apply-once scenario (`PUT /__config {"applyCharge":
@@ -24,10 +37,14 @@ export class ReadThenWriteApply {
   /** Applies `charge` unless a read finds it applied; true if this call added its amount. */
   apply(charge: Charge, idempotencyKey: string): Promise<boolean> {
     return withPgTransaction(this.orders.pool, async (client) => {
-      if (await this.orders.isChargeRecorded(client, charge.id)) return false;
+      const recorded = await client.query({ ...CHARGE_RECORDED, values: [charge.id] });
+      if ((recorded.rowCount ?? 0) > 0) return false;
       await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, { 'idempotency-key': idempotencyKey });
-      await this.orders.addToPaid(client, charge.orderId, charge.amount);
-      await this.orders.insertPayment(client, charge);
+      await client.query({
+        ...ADD_TO_PAID,
+        values: [charge.orderId, charge.amount, OrderStatus.Paid, OrderStatus.AwaitingPayment],
+      });
+      await client.query({ ...INSERT_PAYMENT, values: paymentRowValues(charge) });
       return true;
     });
   }

@@ -6,7 +6,12 @@ import type pg from 'pg';
 import type { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
 import { ORDERS_DB, ORDERS_POOL, ORDERS_STORE } from '../database/database.module.js';
 import type { NamedStatement } from '../database/pg-transaction.js';
-import type { OrdersDatabase, OrdersTable } from '../database/orders-database.js';
+import {
+  amountOf,
+  type OrdersDatabase,
+  type OrdersTable,
+  type ReservationOwner,
+} from '../database/orders-database.js';
 import { OrderSchema, type Order, type OrderInvoice, type OrderPayment } from './order.js';
 
 /** Where a page of the list starts: after this order (newest first). */
@@ -40,15 +45,15 @@ export function orderOf(row: OrderRow): Order {
   return OrderSchema.parse({
     id: row.id,
     status: row.status,
-    amount: row.amount,
+    amount: amountOf(row.amount),
     currency: row.currency,
-    paidAmount: row.paid_amount,
+    paidAmount: amountOf(row.paid_amount),
     createdAt: row.created_at.toISOString(),
   });
 }
 
 // The statements of the hot paths, named: each pooled connection parses and plans them once.
-const ORDER_COLUMNS = 'id, tenant_id, amount, currency, paid_amount, status, created_at';
+const ORDER_COLUMNS = 'id, tenant_id, amount, currency, paid_amount, reserved_amount, status, created_at';
 const INSERT_ORDER: NamedStatement = {
   name: 'orders:insert',
   text: `INSERT INTO orders (id, tenant_id, amount, currency, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)
@@ -61,34 +66,31 @@ const FIND_ORDER: NamedStatement = {
 // A Charge's row, inserted at most once: the primary key decides (values $1..$6: paymentRowValues).
 const INTO_PAYMENTS = `INSERT INTO order_payments (charge_id, order_id, amount, currency, status, provider_charge_id)`;
 const ONCE_PER_CHARGE = 'ON CONFLICT (charge_id) DO NOTHING';
-const INSERT_PAYMENT_ROW = `${INTO_PAYMENTS} VALUES ($1, $2, $3, $4, $5, $6) ${ONCE_PER_CHARGE}`;
-// What the rows of the CTE `applied` (those inserted) add to their order; $7 paid, $8 awaiting payment.
-const ADD_APPLIED = `UPDATE orders SET paid_amount = orders.paid_amount + applied.amount,
-      status = CASE WHEN orders.paid_amount + applied.amount >= orders.amount THEN $7 ELSE $8 END
-    FROM applied WHERE orders.id = applied.order_id`;
+/** A Charge's row, once (values $1..$6: {@link paymentRowValues}). */
+export const INSERT_PAYMENT_ROW = `${INTO_PAYMENTS} VALUES ($1, $2, $3, $4, $5, $6) ${ONCE_PER_CHARGE}`;
+/** The CTE `released`: the payment key's reservation on the order ($9 tenant, $10 key), deleted when `guard` holds. */
+function releasedCte(guard: string): string {
+  return `released AS (DELETE FROM order_payment_reservations
+      WHERE tenant_id = $9 AND key = $10 AND order_id = $2 ${guard} RETURNING amount)`;
+}
+/**
+ * What the rows of the CTE `applied` (those inserted) add to their order's `paid_amount`, and what `released` takes
+ * from its `reserved_amount`, in one UPDATE; $7 paid, $8 awaiting payment. A replayed Charge (nothing inserted)
+ * only gives its reservation back.
+ */
+const APPLIED_SUM = 'COALESCE((SELECT sum(amount) FROM applied), 0)';
+const ADD_APPLIED = `UPDATE orders SET paid_amount = orders.paid_amount + ${APPLIED_SUM},
+      reserved_amount = orders.reserved_amount - COALESCE((SELECT sum(amount) FROM released), 0),
+      status = CASE WHEN orders.paid_amount + ${APPLIED_SUM} >= orders.amount THEN $7 ELSE $8 END
+    WHERE orders.id = $2 AND (EXISTS (SELECT 1 FROM applied) OR EXISTS (SELECT 1 FROM released))`;
 const APPLY_CHARGE: NamedStatement = {
   name: 'orders:apply-charge',
-  text: `WITH applied AS (${INSERT_PAYMENT_ROW} RETURNING order_id, amount) ${ADD_APPLIED}`,
-};
-
-// The read-then-write demonstration's steps, one statement each (the design's apply is APPLY_CHARGE alone).
-const CHARGE_RECORDED: NamedStatement = {
-  name: 'orders:charge-recorded',
-  text: 'SELECT 1 FROM order_payments WHERE charge_id = $1',
-};
-const INSERT_PAYMENT: NamedStatement = {
-  name: 'orders:insert-payment',
-  text: INSERT_PAYMENT_ROW,
-};
-const ADD_TO_PAID: NamedStatement = {
-  name: 'orders:add-to-paid',
-  text: `UPDATE orders SET paid_amount = paid_amount + $2,
-      status = CASE WHEN paid_amount + $2 >= amount THEN $3 ELSE $4 END
-    WHERE id = $1`,
+  text: `WITH applied AS (${INSERT_PAYMENT_ROW} RETURNING order_id, amount), ${releasedCte('')} ${ADD_APPLIED}
+    RETURNING (SELECT count(*) FROM applied)::int AS applied`,
 };
 
 /** An `order_payments` row's values, in the column order of INSERT_PAYMENT_ROW. */
-function paymentRowValues(charge: Charge): unknown[] {
+export function paymentRowValues(charge: Charge): unknown[] {
   return [charge.id, charge.orderId, charge.amount, charge.currency, charge.status, charge.providerChargeId];
 }
 
@@ -192,7 +194,7 @@ export class OrdersRepository {
       .execute();
     return rows.map((row) => ({
       chargeId: row.charge_id,
-      amount: row.amount,
+      amount: amountOf(row.amount),
       currency: row.currency,
       status: row.status,
       createdAt: row.created_at.toISOString(),
@@ -224,65 +226,63 @@ export class OrdersRepository {
   }
 
   /**
-   * Applies a Charge to its order, once, on the caller's transaction (or autocommitted on the pool): the charge
-   * row's primary key is the Charge's id, so a second apply of the same Charge inserts nothing and adds nothing
-   * (`ON CONFLICT DO NOTHING`, decided by the unique index, not by a read before the write). The order becomes
-   * `paid` when nothing is owed. One named statement: the order's update reads the row the insert returned, so it
-   * adds only what was inserted. True if this call applied it.
+   * Applies a Charge to its order, once, on the caller's transaction (or autocommitted on the pool), and gives back
+   * the reservation its payment's key (`owner`) holds on the order: the charge row's primary key is the Charge's
+   * id, so a second apply of the same Charge inserts nothing and adds nothing (`ON CONFLICT DO NOTHING`, decided by
+   * the unique index, not by a read before the write). The order becomes `paid` when nothing is owed. One named
+   * statement: the order's update reads the rows the insert and the reservation's delete returned, so it adds only
+   * what was inserted and takes back only what was reserved. True if this call applied it.
    */
-  async applyCharge(executor: pg.Pool | pg.PoolClient, charge: Charge): Promise<boolean> {
-    const { rowCount } = await executor.query({
+  async applyCharge(
+    executor: pg.Pool | pg.PoolClient,
+    charge: Charge,
+    owner: ReservationOwner,
+  ): Promise<boolean> {
+    const { rows } = await executor.query<{ applied: number }>({
       ...APPLY_CHARGE,
-      values: [...paymentRowValues(charge), OrderStatus.Paid, OrderStatus.AwaitingPayment],
+      values: [
+        ...paymentRowValues(charge),
+        OrderStatus.Paid,
+        OrderStatus.AwaitingPayment,
+        owner.tenantId,
+        owner.key,
+      ],
     });
-    return (rowCount ?? 0) > 0;
+    return (rows[0]?.applied ?? 0) > 0;
   }
 
   /**
    * A fresh key's Charge applied with its completed record in ONE autocommitted statement, as
    * {@link OrdersRepository.insertWithRecord} creates an order: the CTE is the record's `INSERT ... ON CONFLICT DO
-   * NOTHING`, and the Charge's row is inserted (and added to the order, as {@link OrdersRepository.applyCharge}
-   * does) only from its row. A key with any record, or one a concurrent statement commits first, writes nothing and
-   * answers undefined: the caller then goes through the coordinator. Answers the record's fencing token.
+   * NOTHING`, and the Charge's row is inserted (and added to the order, its key's reservation turned into paid
+   * amount, as {@link OrdersRepository.applyCharge} does) only from its row. A key with any record, or one a
+   * concurrent statement commits first, writes nothing and answers undefined: the caller then goes through the
+   * coordinator. Answers the record's fencing token.
    */
-  async applyChargeWithRecord(charge: Charge, record: CompletedRecord): Promise<number | undefined> {
-    // Parameters $1..$8 are APPLY_CHARGE's, $9..$15 the record's (the store's helper writes its SQL).
-    const call = this.store.insertCompletedSql(9, record);
+  async applyChargeWithRecord(
+    charge: Charge,
+    record: CompletedRecord,
+    tenantId: string,
+  ): Promise<number | undefined> {
+    // Parameters $1..$10 are APPLY_CHARGE's, $11..$17 the record's (the store's helper writes its SQL).
+    const call = this.store.insertCompletedSql(11, record);
     const { rows } = await this.pool.query<{ fencing_token: string }>({
       name: 'orders:apply-charge-with-record',
       text: `WITH rec AS (${call.sql}),
     applied AS (${INTO_PAYMENTS} SELECT $1, $2, $3, $4, $5, $6 FROM rec ${ONCE_PER_CHARGE} RETURNING order_id, amount),
+    ${releasedCte('AND EXISTS (SELECT 1 FROM rec)')},
     paid AS (${ADD_APPLIED})
     SELECT fencing_token FROM rec`,
-      values: [...paymentRowValues(charge), OrderStatus.Paid, OrderStatus.AwaitingPayment, ...call.values],
+      values: [
+        ...paymentRowValues(charge),
+        OrderStatus.Paid,
+        OrderStatus.AwaitingPayment,
+        tenantId,
+        record.key,
+        ...call.values,
+      ],
     });
     const row = rows[0];
     return row === undefined ? undefined : Number(row.fencing_token);
-  }
-
-  /**
-   * Whether a Charge is recorded against its order (as the read-then-write demonstration asks, before writing), on
-   * the caller's transaction.
-   */
-  async isChargeRecorded(client: pg.PoolClient, chargeId: string): Promise<boolean> {
-    const { rowCount } = await client.query({ ...CHARGE_RECORDED, values: [chargeId] });
-    return (rowCount ?? 0) > 0;
-  }
-
-  /** Records a Charge against its order; false when its row exists (the primary key decides). */
-  async insertPayment(client: pg.PoolClient, charge: Charge): Promise<boolean> {
-    const { rowCount } = await client.query({
-      ...INSERT_PAYMENT,
-      values: paymentRowValues(charge),
-    });
-    return (rowCount ?? 0) > 0;
-  }
-
-  /** Adds `amount` to what the order was paid; the order becomes `paid` when nothing is owed. */
-  async addToPaid(client: pg.PoolClient, orderId: string, amount: number): Promise<void> {
-    await client.query({
-      ...ADD_TO_PAID,
-      values: [orderId, amount, OrderStatus.Paid, OrderStatus.AwaitingPayment],
-    });
   }
 }

@@ -1,29 +1,24 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Inject, Injectable, Logger } from '@nestjs/common';
 import { RuntimeSettings, type ChainContext } from '@retry-safe/app-shell';
 import { ChargeSchema, type Charge, type OrderPayment } from '@retry-safe/contracts';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import type { ServiceResponse } from '@retry-safe/http-client';
 import {
   IdempotencyCoordinator,
-  IdempotencyErrorCode,
   fingerprintOf,
-  isIdempotencyError,
   schemaCodec,
   type CoordinateRequest,
 } from '@retry-safe/idempotency';
-import { kyselyTransaction } from '@retry-safe/idempotency/postgres';
-import {
-  CurrencyMismatchError,
-  OrderNotFoundError,
-  PaymentExceedsBalanceError,
-} from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { ApplyChargeMode, type OrdersSettings } from '../config/orders-settings.js';
 import { ORDERS_COORDINATOR } from '../database/database.module.js';
 import { withPgTransaction } from '../database/pg-transaction.js';
 import { ReadThenWriteApply } from '../demonstrations/read-then-write-apply.service.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
-import { OrdersRepository, type OrderRow } from '../orders/orders.repository.js';
+import type { ReservationOwner } from '../database/orders-database.js';
+import { OrdersRepository } from '../orders/orders.repository.js';
+import { PaymentAdmission } from './payment-admission.service.js';
+import { PaymentReservations } from './payment-reservations.repository.js';
 import { PaymentsClient } from './payments.client.js';
 
 const chargeCodec = schemaCodec(ChargeSchema);
@@ -33,21 +28,32 @@ export function applyChargeOperation(tenantId: string): string {
   return `order.payment.${tenantId.replaceAll('-', '')}`;
 }
 
-/** Thrown out of the admission transaction to roll it back once the record admitted the payment. */
-class Admitted extends Error {}
+/**
+ * Payments' answers that say for certain no charge was made for the key (its reservation is given back): a 4xx,
+ * except 409, a duplicate of the key still in flight there, which may yet charge. A 5xx, a timeout or no answer
+ * is not known, and keeps the reservation for the key's retry to resolve.
+ */
+export function isDefiniteRefusal(status: number): boolean {
+  return status >= 400 && status < 500 && status !== 409;
+}
 
 /**
- * Paying an order: admit, charge through payments, apply the Charge once.
+ * Paying an order: admit (reserving the amount), charge through payments, apply the Charge once.
  *
  * Every attempt is passed on to payments (it holds the record of the external effect and replays it); orders
- * keeps its own record for the key, in its database, in the transaction that applies the Charge to the order.
+ * keeps its own record for the key, in its database, in the transaction that applies the Charge to the order, and
+ * its reservation of the amount until the Charge is applied or refused.
  */
 @Injectable()
 export class OrderPaymentsService {
+  private readonly logger = new Logger(OrderPaymentsService.name);
+
   constructor(
     @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
     @Inject(ORDERS_COORDINATOR) private readonly coordinator: IdempotencyCoordinator,
     private readonly orders: OrdersRepository,
+    private readonly admission: PaymentAdmission,
+    private readonly reservations: PaymentReservations,
     private readonly payments: PaymentsClient,
     private readonly faults: OrderFaults,
     private readonly settings: RuntimeSettings<OrdersSettings>,
@@ -64,57 +70,36 @@ export class OrderPaymentsService {
     signal?: AbortSignal,
   ): Promise<ServiceResponse<unknown>> {
     const record = this.recordOf(tenantId, orderId, payment, idempotencyKey);
-    await this.admit(tenantId, orderId, payment, record);
+    const owner: ReservationOwner = { tenantId, key: idempotencyKey };
+    const { reserved } = await this.admission.admit(tenantId, orderId, payment, record);
+    // Thrown (a timeout, payments unreachable, the caller gone): not known, the reservation stays for the retry.
     const upstream = await this.payments.charge(
       { tenantId, orderId, ...payment },
       idempotencyKey,
       chain,
       signal,
     );
-    if (upstream.status !== 201) return upstream;
+    if (upstream.status !== 201) {
+      if (reserved && isDefiniteRefusal(upstream.status)) await this.release(owner, orderId);
+      return upstream;
+    }
     const charge = ChargeSchema.parse(upstream.data);
     await this.faults.trip(OrderFaultPoint.AfterCharge, { 'idempotency-key': idempotencyKey });
     if (this.settings.current.applyCharge === ApplyChargeMode.ReadThenWrite) {
       // DEMONSTRATION (apply-once): a read decides, so racing retries add the amount twice.
       await this.readThenWrite.apply(charge, idempotencyKey);
-    } else await this.apply(charge, record, upstream.headers[ChainHeader.IdempotentReplayed] === 'true');
+      await this.reservations.release(owner, orderId);
+    } else
+      await this.apply(charge, record, owner, upstream.headers[ChainHeader.IdempotentReplayed] === 'true');
     return upstream;
   }
 
-  /**
-   * The checks, with the outcomes the API promises: the order exists (404); a key whose Charge is applied already
-   * skips the business rules (its payment may be the one that paid the order), and so does a key reused with other
-   * parameters (payments, which holds the record of the charge, answers its 422 `idempotency_key_reused`, relayed
-   * byte for byte); any other payment must pass the rules. A payment that passes them is admitted whatever the
-   * record says, so the record is asked only when the rules refuse (one read for every payable attempt instead
-   * of a transaction), in a transaction that is always rolled back: the claim it takes to ask is never committed.
-   */
-  private async admit(
-    tenantId: string,
-    orderId: string,
-    payment: OrderPayment,
-    record: CoordinateRequest<Charge>,
-  ): Promise<void> {
-    const order = await this.orders.findForPayment(tenantId, orderId);
-    if (order === undefined) throw new OrderNotFoundError(orderId);
-    const refusal = refusalOf(order, payment);
-    if (refusal === undefined || !this.config.idempotency.enabled) {
-      // BENCHMARK SWITCH (`IDEMPOTENCY_ENABLED=false`): the business rules alone, no record asked.
-      if (refusal !== undefined) throw refusal;
-      return;
-    }
+  /** Gives a refused payment's reservation back; failing that, the key's retry or the sweep will. */
+  private async release(owner: ReservationOwner, orderId: string): Promise<void> {
     try {
-      await this.orders.db.transaction().execute(async (trx) => {
-        await this.coordinator.coordinateInTransaction(kyselyTransaction(trx), record, () => {
-          throw refusal;
-        });
-        // Replayed: this key's Charge is applied; payments will replay it.
-        throw new Admitted();
-      });
+      await this.reservations.release(owner, orderId);
     } catch (error) {
-      if (error instanceof Admitted) return;
-      if (isIdempotencyError(error) && error.code === IdempotencyErrorCode.KeyReuse) return;
-      throw error;
+      this.logger.warn({ msg: 'reservation not released', orderId, error: String(error) });
     }
   }
 
@@ -127,41 +112,56 @@ export class OrderPaymentsService {
    * applies. Either way the record's unique index serialises concurrent retries of the key (the second waits, then
    * replays), and the charge's primary key keeps any other path from applying it twice.
    */
-  private async apply(charge: Charge, record: CoordinateRequest<Charge>, replayed: boolean): Promise<void> {
+  private async apply(
+    charge: Charge,
+    record: CoordinateRequest<Charge>,
+    owner: ReservationOwner,
+    replayed: boolean,
+  ): Promise<void> {
     const faultContext = { 'idempotency-key': record.key };
     if (!this.config.idempotency.enabled) {
       // BENCHMARK SWITCH: the charge's primary key alone keeps it from being applied twice (one statement).
       await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, faultContext);
-      await this.orders.applyCharge(this.orders.pool, charge);
+      await this.orders.applyCharge(this.orders.pool, charge, owner);
       return;
     }
     if (!replayed) {
       await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, faultContext);
-      if (await this.applyInOneStatement(charge, record)) return;
+      if (await this.applyInOneStatement(charge, record, owner)) return;
     }
-    await withPgTransaction(this.orders.pool, (client) =>
-      this.coordinator.coordinateInTransaction(client, record, async () => {
+    await withPgTransaction(this.orders.pool, async (client) => {
+      await this.coordinator.coordinateInTransaction(client, record, async () => {
         await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, faultContext);
-        await this.orders.applyCharge(client, charge);
+        await this.orders.applyCharge(client, charge, owner);
         return charge;
-      }),
-    );
+      });
+      // A replay (the Charge applied before) gives back what this attempt reserved; after an apply, nothing is left.
+      await this.reservations.release(owner, charge.orderId, client);
+    });
   }
 
   /**
    * The fresh key's apply: false when nothing was written (the key has a record) or the statement failed; the
    * claim decides next, which is safe after a statement that committed but whose answer was lost (it replays).
    */
-  private async applyInOneStatement(charge: Charge, record: CoordinateRequest<Charge>): Promise<boolean> {
+  private async applyInOneStatement(
+    charge: Charge,
+    record: CoordinateRequest<Charge>,
+    owner: ReservationOwner,
+  ): Promise<boolean> {
     try {
-      const token = await this.orders.applyChargeWithRecord(charge, {
-        operation: record.operation,
-        key: record.key,
-        owner: `orders.${charge.id}`,
-        fingerprint: record.fingerprint ?? '',
-        payload: chargeCodec.encode(charge),
-        ttlMs: record.ttlMs,
-      });
+      const token = await this.orders.applyChargeWithRecord(
+        charge,
+        {
+          operation: record.operation,
+          key: record.key,
+          owner: `orders.${charge.id}`,
+          fingerprint: record.fingerprint ?? '',
+          payload: chargeCodec.encode(charge),
+          ttlMs: record.ttlMs,
+        },
+        owner.tenantId,
+      );
       return token !== undefined;
     } catch {
       return false;
@@ -182,14 +182,4 @@ export class OrderPaymentsService {
       fingerprint: fingerprintOf({ orderId, amount: payment.amount, currency: payment.currency }),
     };
   }
-}
-
-/** The business rules of a payment: the error that refuses it, or undefined when it may be charged. */
-function refusalOf(order: OrderRow, payment: OrderPayment): Error | undefined {
-  if (payment.currency !== order.currency) {
-    return new CurrencyMismatchError(order.id, order.currency, payment.currency);
-  }
-  const owed = order.amount - order.paid_amount;
-  if (payment.amount > owed) return new PaymentExceedsBalanceError(order.id, owed, payment.amount);
-  return undefined;
 }

@@ -2,6 +2,9 @@ import { Module } from '@nestjs/common';
 import { ReadThenWriteApply } from '../demonstrations/read-then-write-apply.service.js';
 import { OrdersModule } from '../orders/orders.module.js';
 import { OrderPaymentsService } from './order-payments.service.js';
+import { PaymentAdmission } from './payment-admission.service.js';
+import { PaymentReservations } from './payment-reservations.repository.js';
+import { ReservationSweeper } from './reservation-sweeper.service.js';
 import { PaymentsClient } from './payments.client.js';
 import { PaymentsController } from './payments.controller.js';
 
@@ -9,6 +12,13 @@ import { PaymentsController } from './payments.controller.js';
 @Module({
   imports: [OrdersModule],
   controllers: [PaymentsController],
-  providers: [PaymentsClient, OrderPaymentsService, ReadThenWriteApply],
+  providers: [
+    PaymentsClient,
+    OrderPaymentsService,
+    PaymentAdmission,
+    PaymentReservations,
+    ReservationSweeper,
+    ReadThenWriteApply,
+  ],
 })
 export class PaymentsModule {}

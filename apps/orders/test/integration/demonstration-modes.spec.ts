@@ -40,7 +40,7 @@ describe("orders' demonstration modes (the scenarios' wrong designs): only throu
       .set('Idempotency-Key', key)
       .send({ amount, currency: 'EUR' });
   const paidAmount = async (orderId: string): Promise<number> =>
-    (await pool.query('SELECT paid_amount FROM orders WHERE id = $1', [orderId])).rows[0].paid_amount;
+    Number((await pool.query('SELECT paid_amount FROM orders WHERE id = $1', [orderId])).rows[0].paid_amount);
 
   beforeAll(async () => {
     world = await startOrdersWorld(payments, { FAULTS_ENABLED: 'true', BULLMQ_PREFIX: prefix });
@@ -60,6 +60,7 @@ describe("orders' demonstration modes (the scenarios' wrong designs): only throu
     const designs = {
       createRecord: 'transaction',
       applyCharge: 'unique-constraint',
+      balanceCheck: 'reservation',
       invoicePublish: 'outbox',
     };
     expect((await http().get('/__config')).body).toEqual({ settings: designs, overrides: {} });

@@ -30,9 +30,15 @@ export class FakePayments {
   readonly calls: Array<{ command: PaymentCommand; key: string; chain: ChainContext }> = [];
   readonly charges = new Map<string, Charge>();
   answer: ServiceResponse<unknown> | undefined;
+  /** Each call waits for it before answering (a charge still in flight at the provider). */
+  hold: Promise<void> | undefined;
+  /** Thrown instead of answering (a timeout, payments unreachable: the outcome is not known). */
+  failure: Error | undefined;
 
   async charge(command: PaymentCommand, key: string, chain: ChainContext): Promise<ServiceResponse<unknown>> {
     this.calls.push({ command, key, chain });
+    await this.hold;
+    if (this.failure !== undefined) throw this.failure;
     if (this.answer !== undefined) return this.answer;
     const stored = this.charges.get(key);
     if (stored !== undefined && !sameCommand(stored, command)) return KEY_REUSED;

@@ -28,6 +28,7 @@ describe('loadOrdersConfig', () => {
         cleanupBatchSize: 1_000,
         jobBackoffMs: 1_000,
       },
+      reservationSweepMs: 60_000,
       upstream: { retries: 3, attemptTimeoutMs: 5_000 },
       ...INTERNAL_SERVICE_DEFAULTS,
     });

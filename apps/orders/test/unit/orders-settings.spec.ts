@@ -8,6 +8,7 @@ describe("orders' runtime settings", () => {
     expect(ordersSettings().initial).toEqual({
       createRecord: 'transaction',
       applyCharge: 'unique-constraint',
+      balanceCheck: 'reservation',
       invoicePublish: 'outbox',
     });
     expect(demonstrationModes(ORDERS_DESIGNS)).toEqual([]);
@@ -16,6 +17,7 @@ describe("orders' runtime settings", () => {
   it.each([
     [{ createRecord: 'redis' }, 'createRecord=redis'],
     [{ applyCharge: 'read-then-write' }, 'applyCharge=read-then-write'],
+    [{ balanceCheck: 'read-then-write' }, 'balanceCheck=read-then-write'],
     [{ invoicePublish: 'publish-after-commit' }, 'invoicePublish=publish-after-commit'],
   ])('switch %j on, and log it as a DEMONSTRATION MODE', (overrides, label) => {
     const settings = new RuntimeSettings(ordersSettings());
