@@ -1,4 +1,4 @@
-import { trace, type Tracer } from '@opentelemetry/api';
+import type { Tracer } from '@opentelemetry/api';
 import { assertValidSettings, prepareCall, type Call, type Settings } from './call.js';
 import {
   IdempotencyCorruptRecordError,
@@ -28,6 +28,7 @@ import {
   type TransactionRunner,
 } from './transactional.js';
 import { runAsOwner, unencodableError, type IdempotentAction } from './owner-run.js';
+import { activeSpan } from './otel.js';
 import { spanEvent, traceCoordinate } from './tracing.js';
 import { runUnprotected, storeUnavailable } from './unprotected-run.js';
 import { InFlightWait } from './waiting.js';
@@ -268,7 +269,7 @@ export class IdempotencyCoordinator {
   private emit(type: IdempotencyEvent['type'], call: Call<unknown>, durationMs?: number): void {
     // Hits, misses and key reuse are the span's outcome; the rest (waits, renewals, store errors) its events.
     if (this.tracer !== undefined && !OUTCOME_EVENTS.has(type)) {
-      spanEvent(trace.getActiveSpan(), type, durationMs ?? Date.now() - call.startedAt);
+      spanEvent(activeSpan(), type, durationMs ?? Date.now() - call.startedAt);
     }
     if (!this.onEvent) return;
     try {

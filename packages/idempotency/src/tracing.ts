@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { SpanKind, SpanStatusCode, type Span, type Tracer } from '@opentelemetry/api';
+import type { Span, SpanKind, SpanStatusCode, Tracer } from '@opentelemetry/api';
 import { IdempotencyErrorCode, isIdempotencyError } from './errors.js';
 import type { ActionContext, CoordinatedResult, CoordinateRequest } from './options.js';
 
@@ -73,7 +73,8 @@ function endWithError(span: Span, error: unknown): void {
     : IdempotencyTraceOutcome.ActionFailed;
   span.setAttribute(IdempotencySpanAttribute.Outcome, outcome);
   span.setStatus({
-    code: SpanStatusCode.ERROR,
+    // The enums' values, not the enums: the API is an optional peer, imported for its types only.
+    code: 2 as SpanStatusCode.ERROR,
     message: error instanceof Error ? error.message : String(error),
   });
   span.end();
@@ -97,7 +98,7 @@ export function traceCoordinate<T, C extends ActionContext, R>(
   };
   return tracer.startActiveSpan(
     'idempotency.coordinate',
-    { kind: SpanKind.INTERNAL, attributes },
+    { kind: 0 as SpanKind.INTERNAL, attributes },
     async (span) => {
       // Hashed only for a span that is recorded (an unsampled call pays no SHA-256).
       if (span.isRecording()) {

@@ -1,7 +1,10 @@
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { luaSources } from './lua-sources.generated.js';
 
-/** A Lua script with its SHA1, loaded from `scripts/<name>-<numberOfKeys>.lua` next to this file. */
+/**
+ * A Lua script with its SHA1, from `scripts/<name>-<numberOfKeys>.lua`: embedded in the build
+ * (lua-sources.generated.ts), so nothing is read from disk at run time and a bundler can inline the package.
+ */
 export interface LuaScript {
   readonly name: string;
   readonly numberOfKeys: number;
@@ -14,7 +17,9 @@ export interface LuaScript {
 const INCLUDE = /^--- @include "([\w/-]+)"[ \t]*$/gm;
 
 function read(path: string): string {
-  return readFileSync(new URL(`./scripts/${path}`, import.meta.url), 'utf8');
+  const source = luaSources[path];
+  if (source === undefined) throw new Error(`no embedded Lua script ${path}`);
+  return source;
 }
 
 /** Inlines the includes of `source` (recursively; a file already inlined is skipped, so no cycle repeats). */
