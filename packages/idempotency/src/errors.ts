@@ -51,6 +51,14 @@ export class InvalidIdempotencyKeyError extends IdempotencyError {
   }
 }
 
+/**
+ * The request carries no `Idempotency-Key` (a route that requires one). Same `code` as an invalid key, so a
+ * handler of key errors sees both; {@link problemForIdempotencyError} answers `idempotency_key_missing`.
+ */
+export class IdempotencyKeyMissingError extends InvalidIdempotencyKeyError {
+  readonly missing = true;
+}
+
 /** The same operation and key were used with another fingerprint (other parameters); nothing ran. */
 export class IdempotencyKeyReuseError extends IdempotencyError {
   readonly code = IdempotencyErrorCode.KeyReuse;

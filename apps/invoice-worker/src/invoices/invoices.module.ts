@@ -103,7 +103,7 @@ function configuredProcessor(config: AppConfig): Type<InvoicesProcessor> {
 
 /** The coordinator of the sends, on the shell's Redis client, counting its events. */
 function idempotencyModule(config: AppConfig): DynamicModule {
-  return IdempotencyModule.registerAsync({
+  return IdempotencyModule.forRootAsync({
     inject: [REDIS_CLIENT, MetricsService],
     useFactory: (redis: Redis | Cluster, metrics: MetricsService) => ({
       store: new RedisIdempotencyStore(redis, { keyPrefix: config.idempotency.keyPrefix }),

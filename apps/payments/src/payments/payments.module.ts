@@ -14,7 +14,7 @@ import { PaymentsService } from './payments.service.js';
 @Module({
   imports: [
     ProviderModule,
-    IdempotencyModule.registerAsync({
+    IdempotencyModule.forRootAsync({
       inject: [PAYMENTS_CONFIG, REDIS_CLIENT, MetricsService],
       useFactory: (config: PaymentsConfig, redis: Redis, metrics: MetricsService) => ({
         store: new RedisIdempotencyStore(redis, {

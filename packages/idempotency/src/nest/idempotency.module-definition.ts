@@ -4,13 +4,14 @@ import type {
   IdempotencyModuleOptions,
 } from './interfaces/idempotency-module-options.interface.js';
 
-/** `register` / `registerAsync` (useFactory, useClass, useExisting) and `isGlobal`, as Nest builds them. */
+/** `forRoot` / `forRootAsync` (useFactory, useClass, useExisting) and `isGlobal`, as Nest builds them. */
 export const {
   ConfigurableModuleClass: ConfigurableIdempotencyModule,
   MODULE_OPTIONS_TOKEN: IDEMPOTENCY_MODULE_OPTIONS,
   OPTIONS_TYPE: IDEMPOTENCY_OPTIONS_TYPE,
   ASYNC_OPTIONS_TYPE: IDEMPOTENCY_ASYNC_OPTIONS_TYPE,
 } = new ConfigurableModuleBuilder<IdempotencyModuleOptions>({ moduleName: 'Idempotency' })
+  .setClassMethodName('forRoot')
   .setFactoryMethodName('createIdempotencyOptions')
   .setExtras<IdempotencyModuleExtras>({ isGlobal: false }, (definition, extras) => ({
     ...definition,
@@ -18,7 +19,7 @@ export const {
   }))
   .build();
 
-/** Options of `IdempotencyModule.register`. */
+/** Options of `IdempotencyModule.forRoot`. */
 export type IdempotencyModuleRegisterOptions = typeof IDEMPOTENCY_OPTIONS_TYPE;
-/** Options of `IdempotencyModule.registerAsync`. */
+/** Options of `IdempotencyModule.forRootAsync`. */
 export type IdempotencyModuleAsyncOptions = typeof IDEMPOTENCY_ASYNC_OPTIONS_TYPE;

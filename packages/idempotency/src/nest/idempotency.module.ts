@@ -13,7 +13,7 @@ import { IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE } from './idempotency.tokens
  * `problemForIdempotencyError`.
  *
  * @example
- * IdempotencyModule.registerAsync({
+ * IdempotencyModule.forRootAsync({
  *   inject: [REDIS_CLIENT],
  *   useFactory: (redis: Redis) => ({ store: new RedisIdempotencyStore(redis), coordinator: { inFlight: 'raise' } }),
  *   isGlobal: true,
@@ -34,7 +34,7 @@ import { IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE } from './idempotency.tokens
     },
     { provide: IDEMPOTENCY_COORDINATOR, useExisting: IdempotencyCoordinator },
   ],
-  exports: [IdempotencyCoordinator, IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE],
+  exports: [IdempotencyCoordinator, IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE, IDEMPOTENCY_MODULE_OPTIONS],
 })
 export class IdempotencyModule extends ConfigurableIdempotencyModule implements OnApplicationShutdown {
   constructor(@Inject(IDEMPOTENCY_MODULE_OPTIONS) private readonly options: IdempotencyModuleOptions) {

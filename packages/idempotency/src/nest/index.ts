@@ -15,3 +15,11 @@ export {
   type IdempotencyProblem,
   type IdempotencyProblemOverrides,
 } from './problem.js';
+export { Idempotent } from './idempotent.decorator.js';
+export type { IdempotentRequest, IdempotentRouteOptions } from './idempotent.options.js';
+export {
+  IDEMPOTENT_REPLAYED_HEADER,
+  IDEMPOTENT_ROUTE,
+  IdempotencyInterceptor,
+} from './idempotency.interceptor.js';
+export { IdempotencyProblemFilter } from './idempotency-problem.filter.js';

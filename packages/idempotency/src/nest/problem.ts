@@ -58,6 +58,8 @@ const defaults: Record<Code, { status: number; code: string; title: string }> = 
   },
 };
 
+const keyMissing = { status: 400, code: 'idempotency_key_missing', title: 'Idempotency-Key required' };
+
 const details: Record<Code, string> = {
   [IdempotencyErrorCode.InvalidKey]: 'The Idempotency-Key is not acceptable',
   [IdempotencyErrorCode.KeyReuse]:
@@ -86,8 +88,9 @@ export function problemForIdempotencyError(
   overrides: IdempotencyProblemOverrides = {},
 ): IdempotencyProblem | undefined {
   if (!isIdempotencyError(error)) return undefined;
-  const base = defaults[error.code];
-  const override = overrides[error.code] ?? {};
+  const missing = 'missing' in error && error.missing === true;
+  const base = missing ? keyMissing : defaults[error.code];
+  const override = (missing ? undefined : overrides[error.code]) ?? {};
   const headers: Record<string, string> = {};
   if (
     error.code === IdempotencyErrorCode.InProgress ||
@@ -96,8 +99,9 @@ export function problemForIdempotencyError(
   ) {
     headers['Retry-After'] = '1';
   }
-  const detail =
-    error.code === IdempotencyErrorCode.InvalidKey && 'reason' in error
+  const detail = missing
+    ? 'The Idempotency-Key header is required'
+    : error.code === IdempotencyErrorCode.InvalidKey && 'reason' in error
       ? `The Idempotency-Key is not acceptable: ${String(error.reason)}`
       : details[error.code];
   return {

@@ -37,11 +37,11 @@ class ChargeService {
 }
 
 describe('IdempotencyModule', () => {
-  it('registerAsync builds the coordinator from injected providers; the service runs its action once per key', async () => {
+  it('forRootAsync builds the coordinator from injected providers; the service runs its action once per key', async () => {
     const prefix = `nest:${Date.now()}:`;
     const moduleRef = await Test.createTestingModule({
       imports: [
-        IdempotencyModule.registerAsync({
+        IdempotencyModule.forRootAsync({
           imports: [RedisModule],
           inject: [REDIS],
           useFactory: (redisClient: Redis) => ({
@@ -75,7 +75,7 @@ describe('IdempotencyModule', () => {
       await close();
     };
     const moduleRef = await Test.createTestingModule({
-      imports: [IdempotencyModule.register({ store })],
+      imports: [IdempotencyModule.forRoot({ store })],
       providers: [ChargeService],
     }).compile();
     moduleRef.enableShutdownHooks();
@@ -86,7 +86,7 @@ describe('IdempotencyModule', () => {
   });
 });
 
-describe('IdempotencyModule.registerAsync with a provider class', () => {
+describe('IdempotencyModule.forRootAsync with a provider class', () => {
   @Injectable()
   class IdempotencyOptionsService implements IdempotencyOptionsFactory {
     constructor(@Inject(REDIS) private readonly redisClient: Redis) {}
@@ -107,7 +107,7 @@ describe('IdempotencyModule.registerAsync with a provider class', () => {
     ['useExisting', { imports: [OptionsModule], useExisting: IdempotencyOptionsService }],
   ])('%s builds the options; the service runs its action once per key', async (_, async) => {
     const moduleRef = await Test.createTestingModule({
-      imports: [IdempotencyModule.registerAsync(async)],
+      imports: [IdempotencyModule.forRootAsync(async)],
       providers: [ChargeService],
     }).compile();
     await moduleRef.init();
@@ -122,7 +122,7 @@ describe('IdempotencyModule.registerAsync with a provider class', () => {
     class FeatureModule {}
     const moduleRef = await Test.createTestingModule({
       imports: [
-        IdempotencyModule.registerAsync({
+        IdempotencyModule.forRootAsync({
           imports: [RedisModule],
           useClass: IdempotencyOptionsService,
           isGlobal: true,

@@ -1,0 +1,1 @@
+export { MemoryIdempotencyStore } from './memory-store.js';
