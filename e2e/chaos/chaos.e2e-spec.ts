@@ -35,14 +35,20 @@ describe('chaos: drops at every hop, lost provider responses, orders and payment
         paidMismatches: 0,
         appliedTwice: 0,
         notApplied: 0,
+        overpaid: 0,
       });
       expect(report.payments).toEqual({
-        charges: report.planned.payments,
+        // Every payment charged once, but those refused as more than their order owed.
+        charges: report.planned.payments - report.payments.refused,
         duplicates: 0,
         lost: 0,
         replayMismatches: 0,
         strayCharges: 0,
+        refused: report.payments.refused,
       });
+      // Some orders asked more than they owed, at once: at least the excess was refused, and nothing paid past it.
+      expect(report.planned.overpaying).toBeGreaterThan(0);
+      expect(report.payments.refused).toBeGreaterThanOrEqual(report.planned.overpaying);
       expect(report.invoices).toEqual({
         requested: report.planned.invoices,
         emails: report.planned.invoices,

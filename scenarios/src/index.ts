@@ -19,6 +19,12 @@ export {
 export { ordersSince, retryGot, type DbEffectData } from './definitions/db-effect.scenario.js';
 export type { OutboxData } from './definitions/outbox.scenario.js';
 export {
+  OVERPAY_AMOUNT,
+  OVERPAY_TABS,
+  countedAnswers,
+  type OverpayData,
+} from './definitions/overpay.scenario.js';
+export {
   MAIL_OUTAGE,
   OUTAGE_INVOICES,
   type MailOutageData,

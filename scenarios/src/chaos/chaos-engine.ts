@@ -112,6 +112,8 @@ function planned(orders: readonly PlannedOrder[]): ChaosPlanned {
     paidInFull: orders.filter(
       (order) => order.payments.reduce((sum, p) => sum + p.amount, 0) === order.amount,
     ).length,
+    overpaying: orders.filter((order) => order.payments.reduce((sum, p) => sum + p.amount, 0) > order.amount)
+      .length,
     invoices: orders.filter((order) => order.invoice !== undefined).length,
     sentTwice: [...orders, ...payments].filter((request) => request.clients === 2).length,
   };

@@ -15,7 +15,7 @@ export interface PlannedPayment {
   /** Its number over the whole run. */
   readonly index: number;
   readonly key: string;
-  /** Minor units; the payments of one order sum to at most its amount. */
+  /** Minor units; the payments of one order sum to at most its amount, but for an overpaying order's last. */
   readonly amount: number;
   readonly clients: 1 | 2;
 }
@@ -93,7 +93,8 @@ export function planOrders(options: ResolvedChaosOptions, random: () => number):
       amount,
       currency: CURRENCIES[Math.floor(random() * CURRENCIES.length)] ?? 'EUR',
       clients: twice(),
-      payments: parts.map((part, n) => ({
+      // An overpaying order gets one payment more, of its whole amount: some of them must be refused.
+      payments: [...parts, ...(random() < options.overpayShare ? [amount] : [])].map((part, n) => ({
         index: paymentIndex++,
         key: `${key}-pay-${n + 1}`,
         amount: part,

@@ -24,6 +24,12 @@ export interface ChaosOptions {
   sentTwiceShare?: number;
   /** Share of orders that ask for an invoice once their payments are answered. @default 0.5 */
   invoiceShare?: number;
+  /**
+   * Share of orders that get one payment more, of their whole amount, sent at once with the others (its own key):
+   * together they ask more than is owed, so some are refused, and none may take the order past its amount.
+   * @default 0.25
+   */
+  overpayShare?: number;
   /** SIGKILLs of a payments process (of two; each started again at once). @default 3 */
   kills?: number;
   /** SIGKILLs of an orders process (of two; one at a time, each started again at once). @default 3 */
@@ -62,6 +68,8 @@ export interface ChaosPlanned {
   readonly multiPaymentOrders: number;
   /** Orders whose payments add up to the whole amount (they must end `paid`). */
   readonly paidInFull: number;
+  /** Orders with a payment more than is owed (see {@link ChaosOptions.overpayShare}). */
+  readonly overpaying: number;
   readonly invoices: number;
   /** Order creations and payments sent by two clients at once. */
   readonly sentTwice: number;
@@ -79,6 +87,8 @@ export interface PaymentsVerdict {
   replayMismatches: number;
   /** Provider charges under a key no payment used. */
   strayCharges: number;
+  /** Payments refused for good as more than the order owes (`422 payment_exceeds_balance`), never charged. */
+  refused: number;
 }
 
 /** The checks of the orders: their rows and `GET /v1/orders/{id}` against the charges. */
@@ -95,6 +105,8 @@ export interface OrdersVerdict {
   appliedTwice: number;
   /** Payments answered 201 whose Charge has no `order_payments` row. */
   notApplied: number;
+  /** Orders paid (`paidAmount`) or charged (their provider charges) past their amount. */
+  overpaid: number;
 }
 
 /** The checks of the invoices: the mail provider's ledger against the requests. */
@@ -152,6 +164,7 @@ export function resolveChaosOptions(options: ChaosOptions): ResolvedChaosOptions
     lostResponseProbability: options.lostResponseProbability ?? 0.1,
     sentTwiceShare: options.sentTwiceShare ?? 0.2,
     invoiceShare: options.invoiceShare ?? 0.5,
+    overpayShare: options.overpayShare ?? 0.25,
     kills: options.kills ?? 3,
     ordersKills: options.ordersKills ?? 3,
     concurrency: options.concurrency ?? 16,

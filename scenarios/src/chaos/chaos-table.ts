@@ -61,6 +61,7 @@ function ordersLines({ orders, options }: ChaosReport): string[] {
       'must be 0: order_payments rows against the charges',
     ),
     line('  charges not applied', orders.notApplied, 'must be 0: every 201 Charge has its row'),
+    line('  paid past the amount', orders.overpaid, 'must be 0: paidAmount and provider charges <= amount'),
   ];
 }
 
@@ -71,6 +72,11 @@ function paymentsLines({ payments, planned, duplicatesByPath }: ChaosReport): st
   return [
     'payments',
     line('  charges', payments.charges, `provider ledger, for ${planned.payments} payments`),
+    line(
+      '  refused past the balance',
+      payments.refused,
+      `422 payment_exceeds_balance, never charged (${planned.overpaying} orders asked more than owed)`,
+    ),
     line('  duplicates', payments.duplicates, duplicatesNote),
     line('  lost', payments.lost, 'must be 0'),
     line(

@@ -2,7 +2,7 @@
  * Every order against its charges: one row per key in `orders`, one `order_payments` row per charged payment
  * (naming the Charge its clients got and that Charge's provider charge, no provider charge in two rows), and
  * `paidAmount` (`GET /v1/orders/{id}`) equal to the sum of its provider charges and of its rows, with the status
- * that goes with it.
+ * that goes with it, and neither past the order's amount (its payments were sent at once, some asking more).
  */
 import { DEMO_TENANTS } from '../demo-tenants.js';
 import type { ProviderCharge } from '../stack/stack.js';
@@ -38,6 +38,7 @@ export async function verifyOrders(
     paidMismatches: 0,
     appliedTwice: 0,
     notApplied: 0,
+    overpaid: 0,
   };
   if (verdict.strayRows > 0)
     ctx.problems.add('order', `${verdict.strayRows} order row(s) beyond one per key`);
@@ -64,6 +65,7 @@ export async function verifyOrders(
       return sum + counted.reduce((s, charge) => s + charge.amount, 0);
     }, 0);
     const inRows = own.reduce((sum, row) => sum + row.amount, 0);
+    if (overpaid(ctx, orderId, money, paid, chargesOf)) verdict.overpaid += 1;
     const status = money.paidAmount >= money.amount ? 'paid' : 'awaiting_payment';
     if (money.paidAmount !== charged || money.paidAmount !== inRows || money.status !== status) {
       verdict.paidMismatches += 1;
@@ -134,4 +136,28 @@ function groupBy<T>(items: readonly T[], key: (item: T) => string): Map<string, 
   const groups = new Map<string, T[]>();
   for (const item of items) groups.set(key(item), [...(groups.get(key(item)) ?? []), item]);
   return groups;
+}
+
+/**
+ * Whether the order was paid, or (provider dedup on) charged under its keys, past its amount: its payments were
+ * sent at once, some orders asking more than they owe, and a reservation must have refused the excess.
+ */
+function overpaid(
+  ctx: VerifyContext,
+  orderId: string,
+  money: OrderMoney,
+  paid: readonly SentPayment[],
+  chargesOf: (payment: SentPayment['payment']) => readonly ProviderCharge[],
+): boolean {
+  const charged = paid.reduce(
+    (sum, { payment }) => sum + chargesOf(payment).reduce((s, charge) => s + charge.amount, 0),
+    0,
+  );
+  if (money.paidAmount <= money.amount && (!ctx.options.providerDedup || charged <= money.amount))
+    return false;
+  ctx.problems.add(
+    'applied',
+    `order ${orderId} of ${money.amount}: paidAmount ${money.paidAmount}, provider charges ${charged}`,
+  );
+  return true;
 }

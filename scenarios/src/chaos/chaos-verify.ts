@@ -76,6 +76,7 @@ async function verifyPayments(
     lost: 0,
     replayMismatches: 0,
     strayCharges: 0,
+    refused: 0,
   };
   const known = new Set(sent.map(({ payment }) => providerKey(payment)));
   verdict.strayCharges = charges.filter((charge) => !known.has(charge.idempotencyKey)).length;
@@ -88,13 +89,24 @@ async function verifyPayments(
       ctx.problems.add('payment', `${payment.key}: ${own.length} provider charges`);
     const finding = await checkPayment(ctx, payment, clients, own);
     if (finding === 'lost') verdict.lost += 1;
+    if (finding === 'refused') verdict.refused += 1;
     if (finding === 'replay-mismatch') verdict.replayMismatches += 1;
   });
   return verdict;
 }
 
 /** What one payment or order creation came to. */
-type Finding = 'ok' | 'lost' | 'replay-mismatch';
+type Finding = 'ok' | 'lost' | 'replay-mismatch' | 'refused';
+
+/** Every client was told, for good, that the payment asks more than the order owes. */
+function refusedForGood(clients: readonly ClientOutcome[], expected: number): boolean {
+  return (
+    clients.length === expected &&
+    clients.every(
+      (c) => c.body === undefined && c.last.startsWith('422') && c.last.includes('payment_exceeds_balance'),
+    )
+  );
+}
 
 /** Every client got the success, and all of them the same bytes: the first body, else 'lost'. */
 function firstOfAll(clients: readonly ClientOutcome[], expected: number): string | 'lost' {
@@ -128,6 +140,8 @@ async function checkPayment(
   charges: readonly ProviderCharge[],
 ): Promise<Finding> {
   const first = firstOfAll(clients, payment.clients);
+  // Refused as more than is owed, and never charged: what an order's payments asked beyond its amount.
+  if (first === 'lost' && charges.length === 0 && refusedForGood(clients, payment.clients)) return 'refused';
   if (first === 'lost') {
     ctx.problems.add(
       'payment',

@@ -7,6 +7,7 @@ import { keysScenario } from './keys.scenario.js';
 import { leaseScenario } from './lease.scenario.js';
 import { mailOutageScenario30s } from './mail-outage.scenario.js';
 import { outboxScenario } from './outbox.scenario.js';
+import { overpayScenario } from './overpay.scenario.js';
 import { providerScenario } from './provider.scenario.js';
 import { redisDownScenario } from './redis-down.scenario.js';
 import type { Scenario } from '../engine/scenario.js';
@@ -22,6 +23,7 @@ export const SCENARIOS: ReadonlyArray<Scenario<unknown>> = [
   dbEffectScenario,
   applyOnceScenario,
   outboxScenario,
+  overpayScenario,
   // Last: it takes Redis away from every service.
   redisDownScenario,
 ] as ReadonlyArray<Scenario<unknown>>;
@@ -34,6 +36,7 @@ export {
   keysScenario,
   leaseScenario,
   outboxScenario,
+  overpayScenario,
   providerScenario,
   redisDownScenario,
 };
