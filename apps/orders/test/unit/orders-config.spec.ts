@@ -28,6 +28,10 @@ describe('loadOrdersConfig', () => {
         cleanupBatchSize: 1_000,
         jobBackoffMs: 1_000,
       },
+      invoices: {
+        maxVersions: 100,
+        rateLimit: { limit: 300, windowMs: 60_000, keyPrefix: 'orders:invoice-rate:' },
+      },
       upstream: { retries: 3, attemptTimeoutMs: 5_000 },
       ...INTERNAL_SERVICE_DEFAULTS,
     });
