@@ -120,6 +120,9 @@ async function main(): Promise<void> {
       DATABASE_URL: postgres.url,
       BULLMQ_PREFIX: PREFIX,
       INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
+      // REQUESTS versions of one order, as fast as they go: above the per-order cap and the tenant rate limit.
+      INVOICE_MAX_VERSIONS: String(REQUESTS),
+      INVOICE_RATE_LIMIT: String(REQUESTS),
     },
   });
   const queue = new Queue('invoices', { connection: { url: redis.url }, prefix: PREFIX });

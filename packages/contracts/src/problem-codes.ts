@@ -22,6 +22,8 @@ export const ProblemCode = {
   CurrencyMismatch: 'currency_mismatch',
   PaymentExceedsBalance: 'payment_exceeds_balance',
   InvoiceVersionConflict: 'invoice_version_conflict',
+  InvoiceVersionLimit: 'invoice_version_limit',
+  InvoiceRateLimited: 'invoice_rate_limited',
   DatabaseUnavailable: 'database_unavailable',
   // Payments.
   PaymentRejected: 'payment_rejected',

@@ -10,6 +10,8 @@ export const OrdersErrorCode = {
   PaymentExceedsBalance: ProblemCode.PaymentExceedsBalance,
   PaymentInProgress: ProblemCode.PaymentInProgress,
   InvoiceVersionConflict: ProblemCode.InvoiceVersionConflict,
+  InvoiceVersionLimit: ProblemCode.InvoiceVersionLimit,
+  InvoiceRateLimited: ProblemCode.InvoiceRateLimited,
 } as const;
 /** One of {@link OrdersErrorCode}'s values. */
 export type OrdersErrorCode = (typeof OrdersErrorCode)[keyof typeof OrdersErrorCode];
@@ -71,6 +73,32 @@ export class InvoiceVersionConflictError extends ServiceError<typeof OrdersError
     super(`Invoice version ${version} of order ${orderId} was requested for another address`, {
       orderId,
       version,
+    });
+  }
+}
+
+/** A new invoice version for an order that already has `INVOICE_MAX_VERSIONS` of them. */
+export class InvoiceVersionLimitError extends ServiceError<typeof OrdersErrorCode.InvoiceVersionLimit> {
+  readonly code = OrdersErrorCode.InvoiceVersionLimit;
+  constructor(orderId: string, maxVersions: number) {
+    super(`Order ${orderId} has ${maxVersions} invoice versions, the most an order may have`, {
+      orderId,
+      maxVersions,
+    });
+  }
+}
+
+/** The tenant asked for more invoices than `INVOICE_RATE_LIMIT` per `INVOICE_RATE_WINDOW_MS`; nothing was recorded. */
+export class InvoiceRateLimitedError extends ServiceError<typeof OrdersErrorCode.InvoiceRateLimited> {
+  readonly code = OrdersErrorCode.InvoiceRateLimited;
+  constructor(
+    tenantId: string,
+    /** When the tenant may ask again, in ms from now. */
+    readonly retryAfterMs: number,
+  ) {
+    super(`Too many invoice requests; retry in ${Math.ceil(retryAfterMs / 1000)} s`, {
+      tenantId,
+      retryAfterMs,
     });
   }
 }

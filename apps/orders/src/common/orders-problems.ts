@@ -8,7 +8,7 @@ import {
 import { ProblemCode } from '@retry-safe/contracts';
 import { problem } from '@retry-safe/contracts/http';
 import { problemForIdempotencyError } from '@retry-safe/idempotency/nest';
-import { OrdersErrorCode } from './orders-errors.js';
+import { InvoiceRateLimitedError, OrdersErrorCode } from './orders-errors.js';
 
 const fromPayments = downstreamProblemMapper('The payments service');
 
@@ -51,6 +51,14 @@ const mapOrdersError: ProblemMapper = (error, context) => {
     const { status, code, title, detail, headers } = idempotency;
     return { problem: problem(status, code, title, detail), headers };
   }
+  if (error instanceof InvoiceRateLimitedError) {
+    // Retry-After in whole seconds, at least 1: the moment the tenant's next request fits.
+    const retryAfter = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));
+    return {
+      problem: problem(429, error.code, 'Too many invoice requests', error.message),
+      headers: { 'Retry-After': retryAfter },
+    };
+  }
   if (isDatabaseUnavailable(error)) {
     context.logger.warn({
       msg: 'database unavailable',
@@ -71,9 +79,10 @@ const mapOrdersError: ProblemMapper = (error, context) => {
  * - Idempotency errors through `problemForIdempotencyError`: 422 `idempotency_key_reused`, 409 + `Retry-After`
  *   while a duplicate runs, 503 `idempotency_store_unavailable`.
  * - The database unreachable: 503 `database_unavailable` with `Retry-After: 1` (its transaction did not commit).
- * - `order_not_found` 404; `currency_mismatch`, `payment_exceeds_balance`, `invoice_version_conflict` 422;
- *   `payment_in_progress` 409 + `Retry-After: 1` (the balance is reserved by payments in flight); `queue_unavailable`
- *   503.
+ * - `order_not_found` 404; `currency_mismatch`, `payment_exceeds_balance`, `invoice_version_conflict`,
+ *   `invoice_version_limit` 422; `payment_in_progress` 409 + `Retry-After: 1` (the balance is reserved by payments
+ *   in flight); `invoice_rate_limited` 429 with `Retry-After` (seconds until the next request fits);
+ *   `queue_unavailable` 503.
  * - Calls to payments that failed after their retries: a 503 problem from downstream passes up unchanged; anything
  *   else becomes 502 `upstream_unavailable` or 504 `upstream_timeout`. (4xx answers never get here: they are relayed.)
  */
@@ -95,5 +104,6 @@ export const ORDERS_PROBLEMS: ProblemExceptionFilterOptions = {
       headers: { 'Retry-After': '1' },
     },
     [OrdersErrorCode.InvoiceVersionConflict]: { status: 422, title: 'Invoice version conflict' },
+    [OrdersErrorCode.InvoiceVersionLimit]: { status: 422, title: 'Invoice version limit' },
   },
 };

@@ -62,6 +62,13 @@ const EnvSchema = z
     OUTBOX_CLEANUP_BATCH_SIZE: envInt(1, 100_000).default(1_000),
     INVOICE_JOB_BACKOFF_MS: envInt(10, 60_000).default(1_000),
     RESERVATION_SWEEP_MS: envInt(100, 3_600_000).default(60_000),
+    INVOICE_MAX_VERSIONS: envInt(1, 1_000_000).default(100),
+    INVOICE_RATE_LIMIT: envInt(1, 1_000_000).default(300),
+    INVOICE_RATE_WINDOW_MS: envInt(1_000, DAY_MS).default(60_000),
+    INVOICE_RATE_KEY_PREFIX: z
+      .string()
+      .regex(/^[A-Za-z0-9_.:{}-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_.:{}-]')
+      .default('orders:invoice-rate:'),
     ...upstreamEnv(),
     ...inboundEnv(),
   })
@@ -149,6 +156,16 @@ export interface OrdersConfig extends ListenConfig, InboundConfig {
    * are released once their key's record expired (`IDEMPOTENCY_TTL_MS` after the reservation).
    */
   readonly reservationSweepMs: number;
+  /**
+   * What one tenant may ask of the invoices: `INVOICE_MAX_VERSIONS` (default 100) versions per order (a new one
+   * past it is refused, 422 `invoice_version_limit`), and `INVOICE_RATE_LIMIT` (default 300) requests per
+   * `INVOICE_RATE_WINDOW_MS` (default 60000), a burst of the whole limit at most (429 `invoice_rate_limited` with
+   * `Retry-After`), counted in Redis under `INVOICE_RATE_KEY_PREFIX` (default `orders:invoice-rate:`) + tenant.
+   */
+  readonly invoices: {
+    readonly maxVersions: number;
+    readonly rateLimit: { readonly limit: number; readonly windowMs: number; readonly keyPrefix: string };
+  };
   /** `UPSTREAM_RETRIES` (default 3) and `UPSTREAM_ATTEMPT_TIMEOUT_MS` (default 5000) of the calls to payments. */
   readonly upstream: UpstreamConfig;
 }
@@ -190,6 +207,14 @@ export const loadOrdersConfig: ConfigLoader<OrdersConfig> = configLoader(
       jobBackoffMs: e.INVOICE_JOB_BACKOFF_MS,
     },
     reservationSweepMs: e.RESERVATION_SWEEP_MS,
+    invoices: {
+      maxVersions: e.INVOICE_MAX_VERSIONS,
+      rateLimit: {
+        limit: e.INVOICE_RATE_LIMIT,
+        windowMs: e.INVOICE_RATE_WINDOW_MS,
+        keyPrefix: e.INVOICE_RATE_KEY_PREFIX,
+      },
+    },
     upstream: upstreamConfigOf(e),
   }),
 );

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
 import { OrdersModule } from '../orders/orders.module.js';
+import { InvoiceRateLimiter } from './invoice-rate-limiter.js';
 import { InvoicesController } from './invoices.controller.js';
 import { InvoicesRepository } from './invoices.repository.js';
 import { InvoicesService } from './invoices.service.js';
@@ -10,7 +11,7 @@ import { OutboxRetention } from './outbox-retention.service.js';
 @Module({
   imports: [OrdersModule],
   controllers: [InvoicesController],
-  providers: [InvoicesService, InvoicesRepository, OutboxRelay, OutboxRetention],
+  providers: [InvoiceRateLimiter, InvoicesService, InvoicesRepository, OutboxRelay, OutboxRetention],
   exports: [InvoicesRepository],
 })
 export class InvoicesModule {}

@@ -55,30 +55,49 @@ export class InvoicesRepository {
   constructor(@Inject(ORDERS_DB) readonly db: Kysely<OrdersDatabase>) {}
 
   /**
-   * Records the request for `version` (the first one fixes its address) and returns the address it goes to. The
-   * primary key `(order_id, version)` decides, not a read before the write: two concurrent first requests make
-   * one row, and the second sees the first's address.
+   * Records the request for `version` (the first one fixes its address) and returns the address it goes to, or
+   * undefined when it is a new version of an order that already has `maxVersions`. The primary key
+   * `(order_id, version)` decides, not a read before the write: two concurrent first requests make one row, and
+   * the second sees the first's address. A new version locks its order row first (`FOR NO KEY UPDATE`, until
+   * `trx` ends), so two new versions of one order are counted one after the other and the cap holds.
    */
   async request(
     trx: Transaction<OrdersDatabase>,
     orderId: string,
     version: number,
     email: string,
-  ): Promise<string> {
+    maxVersions: number,
+  ): Promise<string | undefined> {
+    const recorded = await this.recordedEmail(trx, orderId, version);
+    if (recorded !== undefined) return recorded;
+    await trx.selectFrom('orders').select('id').where('id', '=', orderId).forNoKeyUpdate().execute();
+    const { versions } = await trx
+      .selectFrom('invoice_requests')
+      .select((eb) => eb.fn.countAll<string>().as('versions'))
+      .where('order_id', '=', orderId)
+      .executeTakeFirstOrThrow();
+    if (Number(versions) >= maxVersions) return undefined;
     const inserted = await trx
       .insertInto('invoice_requests')
       .values({ order_id: orderId, version, email })
       .onConflict((conflict) => conflict.columns(['order_id', 'version']).doNothing())
       .returning('email')
       .executeTakeFirst();
-    if (inserted !== undefined) return inserted.email;
-    const existing = await trx
+    return inserted?.email ?? (await this.recordedEmail(trx, orderId, version));
+  }
+
+  private async recordedEmail(
+    trx: Transaction<OrdersDatabase>,
+    orderId: string,
+    version: number,
+  ): Promise<string | undefined> {
+    const row = await trx
       .selectFrom('invoice_requests')
       .select('email')
       .where('order_id', '=', orderId)
       .where('version', '=', version)
-      .executeTakeFirstOrThrow();
-    return existing.email;
+      .executeTakeFirst();
+    return row?.email;
   }
 
   /** Adds a delivery to the outbox, on `trx`, and notifies the relays (delivered when `trx` commits). */

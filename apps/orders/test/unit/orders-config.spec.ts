@@ -29,6 +29,10 @@ describe('loadOrdersConfig', () => {
         jobBackoffMs: 1_000,
       },
       reservationSweepMs: 60_000,
+      invoices: {
+        maxVersions: 100,
+        rateLimit: { limit: 300, windowMs: 60_000, keyPrefix: 'orders:invoice-rate:' },
+      },
       upstream: { retries: 3, attemptTimeoutMs: 5_000 },
       ...INTERNAL_SERVICE_DEFAULTS,
     });
