@@ -30,6 +30,7 @@ it("starts with migrate(): a store only ever written through insertCompletedSql'
       ttlMs: 200,
     });
     await suite.pool.query(sql, values);
+    expect(await rowsLeft(table)).toBe(1);
     await waitFor(
       'the one-statement row swept',
       async () => {
@@ -45,20 +46,31 @@ it("starts with migrate(): a store only ever written through insertCompletedSql'
 
 it('keeps deleting batches until one comes back short: a backlog of 25 batches goes in one round', async () => {
   const table = freshTable();
+  await new PostgresIdempotencyStore(suite.pool, { table, sweepIntervalMs: 0 }).migrate();
+  // This store starts sweeping with its first claim.
   const store = new PostgresIdempotencyStore(suite.pool, {
     table,
     sweepBatchSize: 100,
     sweepIntervalMs: 1_000,
   });
   try {
-    await store.migrate();
     await insertExpired(table, 2_500);
-    // The rows expire 300 ms after insertion; the round at 1 s must take all 2 500 (the old cap: 10 batches).
+    const claim = {
+      operation: 'op2',
+      key: 'k',
+      owner: 'o',
+      fingerprint: 'fp',
+      leaseMs: 9_000,
+      retainMs: 9_000,
+    };
+    expect(await store.claim(claim)).toMatchObject({ status: 'acquired' });
+    // The rows expire 300 ms after insertion; the round at 1 s must take all 2 500 (the old cap: 10 batches a
+    // round), and leave the claim's live row.
     await waitFor(
       'the backlog swept in one round',
       async () => {
         const left = await rowsLeft(table);
-        if (left !== 0) throw new Error(`${left} left`);
+        if (left !== 1) throw new Error(`${left} left`);
         return true;
       },
       { timeoutMs: 1_900 },
