@@ -210,10 +210,12 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
 
   /** LISTEN on the table's channel; resolves once listening, so a completion after it is never missed. */
   async watch(id: RecordId, listener: () => void): Promise<() => Promise<void>> {
-    const remove = await this.runner.bounded(
-      id,
-      this.notifications.listen(`${id.operation}:${id.key}`, listener),
-    );
+    const listening = this.notifications.listen(`${id.operation}:${id.key}`, listener);
+    const remove = await this.runner.bounded(id, listening).catch((error: unknown) => {
+      // Gave up waiting for the LISTEN connection: the listener must not stay behind once it comes.
+      listening.then((late) => late()).catch(() => undefined);
+      throw error;
+    });
     return async () => remove();
   }
 
