@@ -77,7 +77,7 @@ export interface TcpProxy {
   resetAll(): void;
   /**
    * The next request whose text `matches` is forwarded, and its connection is reset at once, before any answer:
-   * the server may run it, the client gets `ECONNRESET`. Resolves when the connection was reset.
+   * the server may or may not have run it (a reset can discard bytes it had not read yet), the client gets `ECONNRESET`. Resolves when the connection was reset.
    */
   resetAfterRequest(matches: (request: string) => boolean): Promise<void>;
   /** Drops every connection and stops listening. */

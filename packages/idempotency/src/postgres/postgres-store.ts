@@ -23,6 +23,7 @@ import { guardClient } from './client-guard.js';
 import { endBackendSql, lockWaitAsInProgress } from './claim-faults.js';
 import { GiveBacks } from './give-backs.js';
 import { PooledRunner } from './pooled-runner.js';
+import { Sweeper } from './sweeper.js';
 import {
   claimOn,
   completeOn,
@@ -52,7 +53,8 @@ export interface PostgresIdempotencyStoreOptions {
    */
   commandTimeoutMs?: number;
   /**
-   * How often expired rows are deleted (in batches of {@link sweepBatchSize}, at most 10 batches a round). Expired
+   * How often expired rows are deleted, in batches of {@link sweepBatchSize} until one comes back short. The
+   * sweep starts with the store (`migrate()`, else its first claim or transaction) with a round at once. Expired
    * rows already count as absent; the sweep only reclaims their space. 0 turns it off (call `sweepExpired`).
    * @default 60_000
    */
@@ -63,8 +65,6 @@ export interface PostgresIdempotencyStoreOptions {
    */
   sweepBatchSize?: number;
 }
-
-const MAX_SWEEP_BATCHES_PER_ROUND = 10;
 
 /**
  * {@link IdempotencyStore} on PostgreSQL (node-postgres). Standalone, it keeps the Redis store's contract exactly:
@@ -83,7 +83,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   private readonly notifications: Notifications;
   private readonly runner: PooledRunner;
   private readonly giveBacks: GiveBacks;
-  private sweeper: NodeJS.Timeout | undefined;
+  private readonly sweeper: Sweeper;
   private closed = false;
 
   constructor(
@@ -101,6 +101,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
     this.names = schemaNames(this.table);
     this.statements = statementsFor(this.names);
     this.notifications = new Notifications(pool, this.names.channel);
+    this.sweeper = new Sweeper(() => this.sweepExpired(), this.sweepBatchSize, this.sweepIntervalMs);
     this.runner = new PooledRunner(pool, this.statements, this.commandTimeoutMs);
     this.giveBacks = new GiveBacks({
       endBackend: async ({ pid, checkedOutAt }) => {
@@ -133,6 +134,8 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
       ttlMs: number;
     },
   ): { sql: string; values: unknown[] } {
+    // A caller on this path alone (migrating by other means) must also get its expired rows swept.
+    this.startSweeper();
     const types = ['text', 'text', 'text', 'text', 'text', 'bigint', 'smallint'];
     return {
       sql: insertCompletedSql(
@@ -164,6 +167,8 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
       client.release();
       unguard();
     }
+    // Every path sweeps from here on, also one that only ever writes with insertCompletedSql.
+    this.startSweeper();
   }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
@@ -210,10 +215,12 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
 
   /** LISTEN on the table's channel; resolves once listening, so a completion after it is never missed. */
   async watch(id: RecordId, listener: () => void): Promise<() => Promise<void>> {
-    const remove = await this.runner.bounded(
-      id,
-      this.notifications.listen(`${id.operation}:${id.key}`, listener),
-    );
+    const listening = this.notifications.listen(`${id.operation}:${id.key}`, listener);
+    const remove = await this.runner.bounded(id, listening).catch((error: unknown) => {
+      // Gave up waiting for the LISTEN connection: the listener must not stay behind once it comes.
+      listening.then((late) => late()).catch(() => undefined);
+      throw error;
+    });
     return async () => remove();
   }
 
@@ -237,8 +244,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   /** Stops the sweep and gives back the LISTEN connection. The pool passed in stays open. */
   async close(): Promise<void> {
     this.closed = true;
-    clearInterval(this.sweeper);
-    this.sweeper = undefined;
+    await this.sweeper.stop();
     this.giveBacks.close();
     await this.notifications.close();
   }
@@ -247,18 +253,6 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   private readonly standalone: Runner = (change, id, args) => this.runner.run(change, id, args);
 
   private startSweeper(): void {
-    if (this.sweeper || this.closed || this.sweepIntervalMs === 0) return;
-    this.sweeper = setInterval(() => void this.sweepRound(), this.sweepIntervalMs);
-    this.sweeper.unref();
-  }
-
-  private async sweepRound(): Promise<void> {
-    try {
-      for (let batch = 0; batch < MAX_SWEEP_BATCHES_PER_ROUND; batch++) {
-        if ((await this.sweepExpired()) < this.sweepBatchSize) return;
-      }
-    } catch {
-      // The next round tries again; expired rows count as absent meanwhile.
-    }
+    if (!this.closed) this.sweeper.start();
   }
 }

@@ -173,3 +173,27 @@ describe('claims that never left the pool', () => {
     await eventually('the pool is idle', () => w.pool.idleCount === w.pool.totalCount);
   });
 });
+
+describe('watch', () => {
+  it('a watch that gave up waiting for its connection leaves no listener behind', async () => {
+    const w = await proxiedStore({ max: 2, commandTimeoutMs: 200 });
+    const id = { operation: 'payment.charge.t1', key: 'k-watch-late' };
+    let heard = 0;
+    const held = [await w.pool.connect(), await w.pool.connect()];
+    const watching = w.store.watch(id, () => (heard += 1)).catch((e: unknown) => e);
+    await expect(watching).resolves.toMatchObject({ code: IdempotencyErrorCode.StoreUnavailable });
+    for (const client of held) client.release();
+    // The LISTEN connection arrives late; a completion announced after it must reach no one.
+    await eventually('LISTEN is up', async () => {
+      const { rows } = await direct.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
+      );
+      return rows[0]!.n > 0;
+    });
+    const owner = { ...id, owner: 'o1' };
+    await w.store.claim({ ...owner, fingerprint: 'fp-a', leaseMs: 5_000, retainMs: 60_000 });
+    await w.store.complete({ ...owner, payload: '{}', ttlMs: 60_000 });
+    await sleep(300);
+    expect(heard).toBe(0);
+  });
+});

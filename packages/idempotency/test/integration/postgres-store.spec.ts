@@ -56,7 +56,7 @@ describe('fencing tokens strictly increase for the life of a key', () => {
 });
 
 it('sweeps expired rows in bounded batches and never touches live ones', async () => {
-  const { store, table } = await postgresWorld(suite.pool, { sweepBatchSize: 10 });
+  const { store, table } = await postgresWorld(suite.pool, { sweepBatchSize: 10, sweepIntervalMs: 0 });
   await suite.pool.query(
     `INSERT INTO ${table} SELECT 'op', 'expired-' || i, 'c', 1, NULL, 'fp', NULL, clock_timestamp() - interval '1 s', 1, '{}'
        FROM generate_series(1, 25) i`,
@@ -165,7 +165,7 @@ describe('round trips per call', () => {
 
   it('standalone: first execution 2, replay 1, key reuse 1', async () => {
     const { pool: counted, statements } = countingPool();
-    const w = await postgresWorld(counted);
+    const w = await postgresWorld(counted, { sweepIntervalMs: 0 });
     const coordinator = w.coordinator({ inFlight: 'raise' });
     const action = countingAction();
     const measure = async (call: () => Promise<unknown>) => {
@@ -188,7 +188,7 @@ describe('round trips per call', () => {
 
   it('transactional: claim and complete beside the business statements; a replay adds 1', async () => {
     const { pool: counted, statements } = countingPool();
-    const w = await postgresWorld(counted);
+    const w = await postgresWorld(counted, { sweepIntervalMs: 0 });
     const coordinator = w.coordinator();
     const client = await counted.connect();
     const request = { ...w.request('k-rt-tx'), codec: jsonCodec<{ n: number }>() };

@@ -64,7 +64,7 @@ describe('startTcpProxy', () => {
     socket.destroy();
   });
 
-  it('resetAfterRequest: the server gets the request, the client gets ECONNRESET and no reply', async () => {
+  it('resetAfterRequest: the client gets ECONNRESET and no reply', async () => {
     const key = `proxy-reset:${Date.now()}`;
     const reset = proxy.resetAfterRequest((request) => request.includes(key));
     const socket = connect(proxy.port, proxy.host);
@@ -74,10 +74,8 @@ describe('startTcpProxy', () => {
     socket.write(`*3\r\n$3\r\nSET\r\n$${key.length}\r\n${key}\r\n$3\r\nran\r\n`);
     await reset;
     expect((await error).code).toBe('ECONNRESET');
+    // Whether the server read the request before the RST is a race (a reset may discard unread bytes): not asserted.
     expect(reply).toBe('');
-    const direct = redis.client();
-    await waitForValue(direct, key, 'ran');
-    await direct.quit();
   });
 
   it.each(['requests', 'replies'] as const)(
@@ -105,14 +103,3 @@ describe('startTcpProxy', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(290);
   });
 });
-
-async function waitForValue(
-  client: ReturnType<RedisHandle['client']>,
-  key: string,
-  value: string,
-): Promise<void> {
-  for (let i = 0; i < 100 && (await client.get(key)) !== value; i++) {
-    await new Promise((r) => setTimeout(r, 20));
-  }
-  expect(await client.get(key)).toBe(value);
-}
