@@ -6,6 +6,15 @@ export const PG_RECORD_FORMAT_VERSION = 1;
 // Lower-case SQL identifiers only, optionally schema-qualified: names are spliced into DDL, never user input.
 const IDENTIFIER = /^[a-z_][a-z0-9_]{0,39}$/;
 
+/** SQLSTATE the claim raises when a transactional call runs in autocommit (no open transaction). */
+export const NOT_IN_TRANSACTION = 'RS001';
+
+/** The transaction-local setting a transactional claim's first statement sets, and the claim checks. */
+export const OPEN_TRANSACTION_MARK = 'retry_safe.open_transaction';
+
+/** The statement that sets {@link OPEN_TRANSACTION_MARK} for the rest of the caller's transaction. */
+export const MARK_OPEN_TRANSACTION_SQL = `SELECT set_config('${OPEN_TRANSACTION_MARK}', 'on', true)`;
+
 /** The SQL names one store uses, all derived from its table name. */
 export interface SchemaNames {
   /** `"schema"."table"` or `"table"`, quoted. */
@@ -48,6 +57,20 @@ export function schemaNames(table: string): SchemaNames {
 }
 
 /**
+ * The fencing floor as a grant reads it. Under READ COMMITTED each statement sees the latest committed floor. A
+ * REPEATABLE READ or SERIALIZABLE transaction would read the floor of its snapshot, older than a sweep that
+ * committed since (which deleted the key's row and raised the floor past its token), and grant that token again;
+ * so there the floor row is read `FOR SHARE`, which fails with 40001 (roll back and retry) when the floor changed
+ * after the snapshot, and makes a later sweep wait for the transaction. `coalesce` evaluates the locking read only
+ * when the plain one is skipped.
+ */
+function floorSql(n: SchemaNames): string {
+  return `coalesce((SELECT f.floor FROM ${n.fence} f
+      WHERE current_setting('transaction_isolation') = 'read committed'),
+    (SELECT f.floor FROM ${n.fence} f FOR SHARE))`;
+}
+
+/**
  * The statement of `insert_completed`, on the given SQL expressions (operation, key, owner, fingerprint, payload,
  * ttl ms, format version): the function's body, and the caller's one-statement form
  * (`PostgresIdempotencyStore.insertCompletedSql`), written once. Answers `fencing_token`, or no row.
@@ -55,7 +78,7 @@ export function schemaNames(table: string): SchemaNames {
 export function insertCompletedSql(n: SchemaNames, args: readonly string[]): string {
   const [operation, key, owner, fingerprint, payload, ttlMs, version] = args;
   return `INSERT INTO ${n.table} AS t VALUES (${operation}, ${key},
-      CASE WHEN ${payload} IS NULL THEN 'e' ELSE 'c' END, (SELECT f.floor FROM ${n.fence} f) + 1, ${owner},
+      CASE WHEN ${payload} IS NULL THEN 'e' ELSE 'c' END, ${floorSql(n)} + 1, ${owner},
       ${fingerprint}, NULL, clock_timestamp() + ${ttlMs} * interval '1 ms', ${version}, ${payload})
     ON CONFLICT DO NOTHING RETURNING t.fencing_token`;
 }
@@ -77,7 +100,7 @@ export function insertCompletedSql(n: SchemaNames, args: readonly string[]): str
  * No CHECK on state: a row this code cannot read must reach the claim and be refused as corrupt, not be hidden.
  */
 export function schemaSql(n: SchemaNames): string {
-  const floor = `(SELECT f.floor FROM ${n.fence} f)`;
+  const floor = floorSql(n);
   // The CAS on every column a concurrent writer changes: the takeover below only succeeds on the version it read.
   const sameVersion = `t.fencing_token = v.fencing_token AND t.state = v.state
         AND t.lease_until IS NOT DISTINCT FROM v.lease_until AND t.expires_at = v.expires_at`;
@@ -133,6 +156,13 @@ DECLARE
   granted bigint;
 BEGIN
   ${lockTimeout}
+  -- On a caller's transaction (no lock timeout of ours), prove there is one: the statement before this one set a
+  -- transaction-local mark, which autocommit (a Pool, a Kysely instance, a client without BEGIN) has already
+  -- reset. Refused here, before anything is written or the action runs.
+  IF lock_timeout_ms IS NULL AND coalesce(current_setting('${OPEN_TRANSACTION_MARK}', true), '') <> 'on' THEN
+    RAISE EXCEPTION 'coordinateInTransaction needs an open transaction (BEGIN first), got autocommit'
+      USING ERRCODE = '${NOT_IN_TRANSACTION}';
+  END IF;
   LOOP
     now_ts := clock_timestamp();
     SELECT * INTO v FROM ${n.table} t WHERE t.operation = p_operation AND t.key = p_key;

@@ -1,11 +1,13 @@
 import {
   IdempotencyStoreUnavailableError,
   IdempotencyUnencodableResultError,
+  InvalidIdempotencyOptionsError,
   IdempotencyTransactionConflictError,
   isIdempotencyError,
   type IdempotencyError,
 } from '../errors.js';
 import type { RecordId } from '../store.js';
+import { NOT_IN_TRANSACTION } from './schema.js';
 
 /** SQLSTATEs after which the transaction must be rolled back and run again: nothing is wrong but the timing. */
 const TRANSACTION_CONFLICTS: ReadonlySet<string> = new Set([
@@ -63,6 +65,12 @@ export function transactionStoreErrorOf(error: unknown, id: RecordId): Idempoten
   if (state !== undefined && UNSTORABLE.has(state)) {
     return new IdempotencyUnencodableResultError(
       'PostgreSQL cannot store the encoded result as text; the transaction is aborted: roll it back',
+      context,
+    );
+  }
+  if (state === NOT_IN_TRANSACTION) {
+    return new InvalidIdempotencyOptionsError(
+      'coordinateInTransaction needs an open transaction: BEGIN on one client (not a Pool or a Kysely instance) first',
       context,
     );
   }

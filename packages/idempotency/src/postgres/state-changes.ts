@@ -11,7 +11,12 @@ import {
   type StoreIfAbsentRequest,
 } from '../store.js';
 import { claimResultOf, flagOf } from '../store-replies.js';
-import { PG_RECORD_FORMAT_VERSION, type SchemaNames, type StateChange } from './schema.js';
+import {
+  MARK_OPEN_TRANSACTION_SQL,
+  PG_RECORD_FORMAT_VERSION,
+  type SchemaNames,
+  type StateChange,
+} from './schema.js';
 import { IdempotencyErrorCode } from '../errors.js';
 import { guarded } from './client-guard.js';
 import { isUnstorableValue, transactionStoreErrorOf } from './sql-errors.js';
@@ -125,18 +130,18 @@ export function storeOn(run: Runner): TransactionBoundStore {
  */
 export function transactionRunner(statements: Statements, transaction: SqlTransaction): Runner {
   const prepared = isNodePostgresClient(transaction);
+  const send = ({ name, text }: { name: string; text: string }, values: unknown[]) =>
+    // node-postgres takes a named statement, parsed once per connection; any other driver gets text + values.
+    // A node-postgres client gets an 'error' listener while our statement runs: a lost connection fails the
+    // statement, not the process (see client-guard.ts).
+    prepared
+      ? guarded(prepared, () => prepared.query({ name, text, values }))
+      : transaction.query(text, values);
   return async (change, id, args) => {
-    const statement = statements[change];
-    const values = [...args, null];
     try {
-      // node-postgres takes a named statement, parsed once per connection; any other driver gets text + values.
-      // A node-postgres client gets an 'error' listener while our statement runs: a lost connection fails the
-      // statement, not the process (see client-guard.ts).
-      const { rows } = prepared
-        ? await guarded(prepared, () =>
-            prepared.query({ name: statement.name, text: statement.text, values }),
-          )
-        : await transaction.query(statement.text, values);
+      // One statement more, so the claim can prove it runs in the same open transaction (see the claim's SQL).
+      if (change === 'claim') await send({ name: 'idem:mark', text: MARK_OPEN_TRANSACTION_SQL }, []);
+      const { rows } = await send(statements[change], [...args, null]);
       return rows[0] as Record<string, unknown>;
     } catch (error) {
       throw transactionStoreErrorOf(error, id);
