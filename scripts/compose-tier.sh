@@ -118,6 +118,7 @@ teardown() {
   exit "$status"
 }
 trap teardown EXIT
+trap "exit 143" TERM INT
 # A previous run that was cut off.
 project_compose down -v --remove-orphans --timeout 40 >/dev/null 2>&1 || true
 
