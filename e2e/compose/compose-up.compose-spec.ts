@@ -39,7 +39,7 @@ function curlResponses(
   output: string,
 ): Array<{ status: number; headers: Record<string, string>; body: string }> {
   return output
-    .split(/(?=^HTTP\/1\.1 \d{3})/m)
+    .split(/(?=HTTP\/1\.1 \d{3} )/)
     .filter((part) => part.startsWith('HTTP/'))
     .map((part) => {
       const [head = '', body = ''] = part.split(/\r?\n\r?\n/, 2);

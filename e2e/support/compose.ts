@@ -187,7 +187,7 @@ function defaultProjectName(): string {
 
 /**
  * A script for {@link ComposeProject.nodeExec}: the app process of the container (the `node` running
- * `dist/main.js`, a child of the init that `init: true` puts at PID 1), as JSON `{pid, uid}`; with `signal`, sent
+ * `dist/main.js`, a child of the init that `init: true` puts at PID 1, whose command line names it too), as JSON `{pid, uid}`; with `signal`, sent
  * that signal. /proc, not `ps`: the slim images have no procps.
  */
 export function appProcessScript(signal?: NodeJS.Signals): string {
@@ -195,7 +195,7 @@ export function appProcessScript(signal?: NodeJS.Signals): string {
 const fs = require('fs');
 const found = [];
 for (const p of fs.readdirSync('/proc')) {
-  if (!/^[0-9]+$/.test(p) || Number(p) === process.pid) continue;
+  if (!/^[0-9]+$/.test(p) || Number(p) === 1 || Number(p) === process.pid) continue;
   let cmd = '';
   try { cmd = fs.readFileSync('/proc/' + p + '/cmdline', 'utf8'); } catch { continue; }
   if (!cmd.includes('dist/main.js')) continue;
