@@ -28,4 +28,14 @@ if [ "$published" -eq 0 ] || [ "$published" -ne "$loopback" ]; then
   echo "check-compose: the scenarios override publishes $published ports, $loopback of them on 127.0.0.1 only" >&2
   exit 1
 fi
-echo "check-compose: docker-compose.yml (default and observability profile) and docker-compose.scenarios.yml are valid"
+# The production override has no default for any secret: config must fail without them (naming one) and pass with
+# the example env file. The demo file must declare itself one.
+grep -q "RETRY_SAFE_DEMO: '1'" docker-compose.yml || { echo "check-compose: docker-compose.yml must declare RETRY_SAFE_DEMO: '1'" >&2; exit 1; }
+production=(-f docker-compose.yml -f docker-compose.production.yml)
+if env -u INTERNAL_TOKEN -u REDIS_PASSWORD -u POSTGRES_PASSWORD -u API_TOKENS "${compose[@]}" "${production[@]}" config -q 2>/dev/null; then
+  echo "check-compose: docker-compose.production.yml validates without its secrets (it must not)" >&2
+  exit 1
+fi
+env -u INTERNAL_TOKEN -u REDIS_PASSWORD -u POSTGRES_PASSWORD -u API_TOKENS \
+  "${compose[@]}" "${production[@]}" --env-file ops/production.env.example config -q
+echo "check-compose: docker-compose.yml (default and observability profile) and docker-compose.scenarios.yml are valid; docker-compose.production.yml fails without its secrets and passes with them"

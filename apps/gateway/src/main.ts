@@ -10,5 +10,6 @@ bootstrap({
   listening: 'gateway listening',
   describe: (config) => ({ keyMode: config.keyMode, tenants: config.apiTokens.size }),
   securityHeaders: true,
+  publicEdge: true,
   configureServer: answerParserErrorsWithProblems,
 });

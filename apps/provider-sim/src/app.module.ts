@@ -1,6 +1,7 @@
 import { Module } from '@nestjs/common';
 import { shellAppModule } from '@retry-safe/app-shell';
 import { ChargesModule } from './charges/charges.module.js';
+import { LedgerResetAuthenticator } from './common/ledger-reset.authenticator.js';
 import { PROVIDER_PROBLEMS } from './common/provider-problems.js';
 import { APP_CONFIG, type AppConfig } from './config/app-config.js';
 import { providerSettings } from './config/provider-settings.js';
@@ -19,6 +20,7 @@ export class AppModule extends shellAppModule((config: AppConfig) => ({
   problems: PROVIDER_PROBLEMS,
   requestContext: { service: 'provider', requestId: 'propagate' },
   metrics: MetricsService,
+  authenticate: new LedgerResetAuthenticator(config.adminToken),
   settings: providerSettings(config),
   features: [ChargesModule, EmailsModule],
 })) {}

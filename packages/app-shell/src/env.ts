@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { LOG_LEVELS, type LogLevel } from './logging/shell-logger.js';
 import type { TraceExportConfig } from './otel/trace-export.js';
+import { DEFAULT_SERVER_LIMITS, type ServerLimits } from './server-limits.js';
 
 /** An integer variable in `[min, max]` (coerced from the string), with messages that name the range. */
 export function envInt(min: number, max: number) {
@@ -114,6 +115,19 @@ export function envInternalToken() {
     );
 }
 
+/**
+ * `ADMIN_TOKEN`: what every `/__*` route demands when set (`Authorization: Bearer <ADMIN_TOKEN>`); required with
+ * `FAULTS_ENABLED=true` on a `HOST` that is not loopback.
+ */
+export function envAdminToken() {
+  return z
+    .string()
+    .regex(
+      new RegExp(`^[A-Za-z0-9\\-._~+/]{${MIN_INTERNAL_TOKEN_LENGTH},}$`),
+      `must be at least ${MIN_INTERNAL_TOKEN_LENGTH} characters of [A-Za-z0-9-._~+/]`,
+    );
+}
+
 /** `OTEL_BSP_SCHEDULE_DELAY` by default (the OpenTelemetry SDK's own default). */
 export const DEFAULT_TRACE_BATCH_DELAY_MS = 5_000;
 
@@ -132,7 +146,9 @@ export function envLogLevel() {
  * `DRAIN_TIMEOUT_MS` (how long SIGTERM waits for in-flight requests), `METRICS_HOST` and `METRICS_PORT` (where
  * `GET /metrics` is served when not on the app's port), `LOG_LEVEL` (default `info`), `OTEL_EXPORTER_OTLP_ENDPOINT`,
  * `OTEL_BSP_SCHEDULE_DELAY` and `TRACES_SAMPLE_RATIO` (where and how often spans are exported, and the share of
- * traces recorded; none without an endpoint), `FAULTS_ENABLED` (the scenario routes). Read them back with {@link shellConfigOf}.
+ * traces recorded; none without an endpoint), `FAULTS_ENABLED` (the scenario routes), and what one client may hold
+ * ({@link ServerLimits}: `HEADERS_TIMEOUT_MS` 10000, `REQUEST_TIMEOUT_MS` 15000, `KEEP_ALIVE_TIMEOUT_MS` 5000,
+ * `MAX_CONNECTIONS` 1000). Read them back with {@link shellConfigOf}.
  * @param defaultHost - `127.0.0.1` for internal services, `0.0.0.0` for the public edge.
  * @param defaultMetricsPort - a port of its own for `/metrics` (the public edge's); unset: the app's port.
  */
@@ -155,6 +171,12 @@ export function shellEnv(defaultHost: string, defaultMetricsPort?: number) {
         : envInt(0, 65_535).default(defaultMetricsPort),
     LOG_LEVEL: envLogLevel().default('info'),
     FAULTS_ENABLED: envBool().default(false),
+    HEADERS_TIMEOUT_MS: envInt(100, 120_000).default(DEFAULT_SERVER_LIMITS.headersTimeoutMs),
+    REQUEST_TIMEOUT_MS: envInt(100, 600_000).default(DEFAULT_SERVER_LIMITS.requestTimeoutMs),
+    KEEP_ALIVE_TIMEOUT_MS: envInt(100, 600_000).default(DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs),
+    MAX_CONNECTIONS: envInt(1, 1_000_000).default(DEFAULT_SERVER_LIMITS.maxConnections),
+    ADMIN_TOKEN: envAdminToken().optional(),
+    RETRY_SAFE_DEMO: z.enum(['0', '1', 'true', 'false'], { error: "must be '1' or '0'" }).optional(),
   };
 }
 
@@ -172,6 +194,12 @@ export interface ShellConfig {
   readonly traceExport?: TraceExportConfig;
   /** `FAULTS_ENABLED` (default false): mounts the fault-injection rules and the `/__faults` routes. */
   readonly faultsEnabled: boolean;
+  /** `HEADERS_TIMEOUT_MS`, `REQUEST_TIMEOUT_MS`, `KEEP_ALIVE_TIMEOUT_MS`, `MAX_CONNECTIONS`: what one client may hold. */
+  readonly serverLimits: ServerLimits;
+  /** `ADMIN_TOKEN` (default none): when set, every `/__*` route demands `Authorization: Bearer <ADMIN_TOKEN>`. */
+  readonly adminToken?: string;
+  /** `RETRY_SAFE_DEMO=1` (default off): a declared demo, which may use the published demo secrets. */
+  readonly demo: boolean;
 }
 
 /** What {@link bootstrap} needs of every app's config. */
@@ -191,6 +219,12 @@ export function shellConfigOf(e: {
   readonly OTEL_BSP_SCHEDULE_DELAY?: number;
   readonly TRACES_SAMPLE_RATIO?: number;
   readonly FAULTS_ENABLED: boolean;
+  readonly HEADERS_TIMEOUT_MS?: number;
+  readonly REQUEST_TIMEOUT_MS?: number;
+  readonly KEEP_ALIVE_TIMEOUT_MS?: number;
+  readonly MAX_CONNECTIONS?: number;
+  readonly ADMIN_TOKEN?: string | undefined;
+  readonly RETRY_SAFE_DEMO?: string | undefined;
 }): ShellConfig {
   return {
     host: e.HOST,
@@ -209,6 +243,14 @@ export function shellConfigOf(e: {
           },
         }),
     faultsEnabled: e.FAULTS_ENABLED,
+    serverLimits: {
+      headersTimeoutMs: e.HEADERS_TIMEOUT_MS ?? DEFAULT_SERVER_LIMITS.headersTimeoutMs,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS ?? DEFAULT_SERVER_LIMITS.requestTimeoutMs,
+      keepAliveTimeoutMs: e.KEEP_ALIVE_TIMEOUT_MS ?? DEFAULT_SERVER_LIMITS.keepAliveTimeoutMs,
+      maxConnections: e.MAX_CONNECTIONS ?? DEFAULT_SERVER_LIMITS.maxConnections,
+    },
+    ...(e.ADMIN_TOKEN === undefined ? {} : { adminToken: e.ADMIN_TOKEN }),
+    demo: e.RETRY_SAFE_DEMO === '1' || e.RETRY_SAFE_DEMO === 'true',
   };
 }
 

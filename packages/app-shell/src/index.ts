@@ -9,7 +9,9 @@ export { drainServer, type DrainResult } from './shell/drain.js';
 export { isTracing, type TraceExportConfig } from './otel/trace-export.js';
 export { ShutdownState } from './health/shutdown-state.js';
 export {
+  ADMIN_TOKEN,
   CALLER_AUTHENTICATOR,
+  isAdminPath,
   CallerAuthenticationMiddleware,
   InternalTokenAuthenticator,
   bearerTokenOf,
@@ -26,6 +28,7 @@ export {
   MAX_DRAIN_TIMEOUT_MS,
   MIN_INTERNAL_TOKEN_LENGTH,
   envBool,
+  envAdminToken,
   envBullmqPrefix,
   envHost,
   envInternalToken,
@@ -154,3 +157,16 @@ export {
   JsonContentTypeGuard,
   type JsonBodyOptions,
 } from './json-body.js';
+export {
+  DEFAULT_SERVER_LIMITS,
+  applyServerLimits,
+  serverLimitsProblem,
+  type ServerLimits,
+} from './server-limits.js';
+export {
+  deploymentProblems,
+  isDemo,
+  isLoopback,
+  isProduction,
+  type DeploymentView,
+} from './deployment-checks.js';

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { envInt, parseEnv, shellConfigOf, type ListenConfig, type ParseEnvOptions } from './env.js';
+import { deploymentProblems } from './deployment-checks.js';
+import {
+  ConfigError,
+  envInt,
+  parseEnv,
+  shellConfigOf,
+  type ListenConfig,
+  type ParseEnvOptions,
+} from './env.js';
 
 /** A request budget variable in ms (100 ms to 2 min, default 10 s): how long a whole request may take. */
 export function envRequestBudgetMs() {
@@ -73,6 +81,8 @@ export type ConfigLoader<C> = (env: Record<string, string | undefined>) => C;
  * An app's config loader: validates the environment against `schema` (which spreads {@link shellEnv} and has the
  * port variable), once, by `main.ts` (tests pass their own record); the config is the port, the
  * {@link ShellConfig}, and what `read` makes of the app's own variables.
+ * Then the rules between variables ({@link deploymentProblems}): with `NODE_ENV=production` no published demo
+ * secret, no missing one, no `FAULTS_ENABLED`; no `/__*` route off loopback without `ADMIN_TOKEN`.
  * @returns a loader that throws {@link ConfigError} listing every invalid variable with the value it got (the
  * secrets' values excepted).
  */
@@ -81,9 +91,23 @@ export function configLoader<A extends object, P extends string, S extends z.Zod
   options: ConfigLoaderOptions<P>,
   read: (e: z.output<S>) => A,
 ): ConfigLoader<ListenConfig & A> {
+  const secrets = new Set([...(options.secrets ?? []), 'ADMIN_TOKEN']);
   return (env) => {
-    const e = parseEnv(schema, env, options);
-    return { port: e[options.portVariable], ...shellConfigOf(e), ...read(e) };
+    const e = parseEnv(schema, env, { ...options, secrets });
+    const shell = shellConfigOf(e);
+    const problems = deploymentProblems({
+      env,
+      parsed: e as Record<string, unknown>,
+      host: shell.host,
+      faultsEnabled: shell.faultsEnabled,
+      adminToken: shell.adminToken,
+      serverLimits: shell.serverLimits,
+    });
+    if (problems.length > 0) {
+      const lines = problems.map(([name, message]) => `  ${name}: ${message}`);
+      throw new ConfigError(`${options.service}: invalid environment\n${lines.join('\n')}`);
+    }
+    return { port: e[options.portVariable], ...shell, ...read(e) };
   };
 }
 

@@ -34,3 +34,4 @@ export {
   type OrderListQuery,
 } from './order.js';
 export { ProblemCode } from './problem-codes.js';
+export { DEMO_API_TOKEN_VALUES, DEMO_PASSWORDS, DEMO_SECRETS } from './demo-secrets.js';

@@ -17,6 +17,13 @@ export const INTERNAL_SERVICE_DEFAULTS = {
   drainTimeoutMs: 10_000,
   logLevel: 'info',
   faultsEnabled: false,
+  serverLimits: {
+    headersTimeoutMs: 10_000,
+    requestTimeoutMs: 15_000,
+    keepAliveTimeoutMs: 5_000,
+    maxConnections: 1_000,
+  },
+  demo: false,
   requestBudgetMs: 10_000,
   bodyLimitBytes: 16_384,
   internalToken: TEST_INTERNAL_TOKEN,

@@ -60,6 +60,8 @@ export async function serviceSpecs(options: StackOptions): Promise<ServiceSpec[]
       METRICS_PORT: String(ports.gatewayMetrics),
       ORDERS_URL: ports.orders.map(url).join(','),
       API_TOKENS: DEMO_API_TOKENS,
+      // Loopback: the stack's scenario routes (FAULTS_ENABLED) must not be reachable from elsewhere (no ADMIN_TOKEN).
+      HOST: '127.0.0.1',
       ...options.gateway,
     }),
   ];

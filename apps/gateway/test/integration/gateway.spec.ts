@@ -172,7 +172,7 @@ describe('gateway in-process, orders replaced', () => {
 });
 
 describe('gateway in-process with FAULTS_ENABLED=true', () => {
-  const { app } = useGatewayApp({ FAULTS_ENABLED: 'true' });
+  const { app } = useGatewayApp({ FAULTS_ENABLED: 'true', HOST: '127.0.0.1' });
 
   it('switches the key mode with PUT /__config and back with DELETE', async () => {
     const server = app().getHttpServer();

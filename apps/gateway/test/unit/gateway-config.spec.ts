@@ -33,6 +33,7 @@ describe('loadGatewayConfig', () => {
       UPSTREAM_RETRIES: '0',
       UPSTREAM_ATTEMPT_TIMEOUT_MS: '750',
       FAULTS_ENABLED: 'true',
+      ADMIN_TOKEN: 'admin-token-0123456789abcdef0123456789',
     });
     expect(config).toMatchObject({
       port: 4000,

@@ -23,6 +23,13 @@ describe('loadConfig', () => {
       },
       idempotency: { enabled: true, keyPrefix: 'idem:', leaseMs: 30_000, renewLease: true },
       faultsEnabled: false,
+      serverLimits: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 15_000,
+        keepAliveTimeoutMs: 5_000,
+        maxConnections: 1_000,
+      },
+      demo: false,
     });
   });
 

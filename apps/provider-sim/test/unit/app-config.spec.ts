@@ -11,6 +11,13 @@ describe('loadConfig', () => {
       dedup: 'on',
       latencyMs: 0,
       faultsEnabled: false,
+      serverLimits: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 15_000,
+        keepAliveTimeoutMs: 5_000,
+        maxConnections: 1_000,
+      },
+      demo: false,
     });
   });
 
@@ -24,6 +31,12 @@ describe('loadConfig', () => {
         HOST: '0.0.0.0',
         DRAIN_TIMEOUT_MS: '3000',
         LOG_LEVEL: 'debug',
+        ADMIN_TOKEN: 'admin-token-0123456789abcdef0123456789',
+        HEADERS_TIMEOUT_MS: '2000',
+        REQUEST_TIMEOUT_MS: '3000',
+        KEEP_ALIVE_TIMEOUT_MS: '4000',
+        MAX_CONNECTIONS: '50',
+        RETRY_SAFE_DEMO: '1',
       }),
     ).toEqual({
       port: 4000,
@@ -33,7 +46,28 @@ describe('loadConfig', () => {
       dedup: 'off',
       latencyMs: 25,
       faultsEnabled: true,
+      adminToken: 'admin-token-0123456789abcdef0123456789',
+      serverLimits: {
+        headersTimeoutMs: 2000,
+        requestTimeoutMs: 3000,
+        keepAliveTimeoutMs: 4000,
+        maxConnections: 50,
+      },
+      demo: true,
     });
+  });
+
+  it('refuses REQUEST_TIMEOUT_MS under HEADERS_TIMEOUT_MS, and FAULTS_ENABLED off loopback without ADMIN_TOKEN', () => {
+    expect(() => loadConfig({ HEADERS_TIMEOUT_MS: '5000', REQUEST_TIMEOUT_MS: '4000' })).toThrow(
+      /REQUEST_TIMEOUT_MS: must be at least HEADERS_TIMEOUT_MS \(5000\)/,
+    );
+    expect(() => loadConfig({ HOST: '0.0.0.0', FAULTS_ENABLED: 'true' })).toThrow(
+      /ADMIN_TOKEN: is required when FAULTS_ENABLED=true and HOST \(0\.0\.0\.0\) is not loopback/,
+    );
+    expect(() => loadConfig({ NODE_ENV: 'production', FAULTS_ENABLED: 'true' })).toThrow(
+      /FAULTS_ENABLED: must be false with NODE_ENV=production/,
+    );
+    expect(loadConfig({ HOST: '::1', FAULTS_ENABLED: 'true' }).faultsEnabled).toBe(true);
   });
 
   it('names every invalid variable and the value it got', () => {

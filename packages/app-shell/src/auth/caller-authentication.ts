@@ -23,7 +23,15 @@ export const CALLER_AUTHENTICATOR = Symbol('CALLER_AUTHENTICATOR');
 // Probes, metrics and the scenario routes (mounted only with FAULTS_ENABLED) need no caller credential.
 const OPEN_PATHS = /^\/(?:health(?:\/.*)?|metrics|__faults(?:\/.*)?|__config|__requests)$/;
 
-/** True for the paths {@link CallerAuthenticationMiddleware} lets through without a credential. */
+/** DI token of the `ADMIN_TOKEN` every `/__*` route demands (`undefined`: none, the routes are loopback-only). */
+export const ADMIN_TOKEN = Symbol('ADMIN_TOKEN');
+
+/** True for the scenario and admin routes (`/__faults`, `/__config`, `/__requests`, ...). */
+export function isAdminPath(path: string): boolean {
+  return path.startsWith('/__');
+}
+
+/** True for the paths {@link CallerAuthenticationMiddleware} lets through without a caller credential. */
 export function isOpenPath(path: string): boolean {
   return OPEN_PATHS.test(path);
 }
@@ -34,11 +42,22 @@ export function isOpenPath(path: string): boolean {
  */
 @Injectable()
 export class CallerAuthenticationMiddleware implements NestMiddleware {
-  constructor(@Inject(CALLER_AUTHENTICATOR) private readonly authenticator: CallerAuthenticator) {}
+  private readonly admin: InternalTokenAuthenticator | undefined;
+
+  constructor(
+    @Inject(CALLER_AUTHENTICATOR) private readonly authenticator: CallerAuthenticator,
+    @Inject(ADMIN_TOKEN) adminToken: string | undefined,
+  ) {
+    this.admin =
+      adminToken === undefined ? undefined : new InternalTokenAuthenticator(adminToken, 'ADMIN_TOKEN');
+  }
 
   use(req: Request, _res: Response, next: NextFunction): void {
     const path = req.originalUrl.split('?', 1)[0] ?? '';
-    if (!isOpenPath(path)) {
+    // With ADMIN_TOKEN set (a service reachable off loopback), the routes that switch faults and idempotency
+    // demand it, whatever the path's case of the rest.
+    if (this.admin !== undefined && isAdminPath(path)) this.admin.authenticate(req);
+    else if (!isOpenPath(path)) {
       const context = requestContextOf(req);
       if (context === undefined) throw new Error('RequestContextMiddleware did not run');
       this.authenticator.authenticate(req, context);
@@ -71,18 +90,20 @@ export function secretDigest(secret: string): Buffer {
 export class InternalTokenAuthenticator implements CallerAuthenticator {
   private readonly expected: Buffer;
 
-  constructor(token: string) {
+  /** @param variable - the variable the token comes from, named in the 401's detail. */
+  constructor(
+    token: string,
+    private readonly variable = 'INTERNAL_TOKEN',
+  ) {
     this.expected = secretDigest(token);
   }
 
   authenticate(req: Request): void {
     const token = bearerTokenOf(req.headers.authorization);
     if (token === undefined)
-      throw new UnauthorizedError(
-        'An internal credential is required: Authorization: Bearer <INTERNAL_TOKEN>',
-      );
+      throw new UnauthorizedError(`A credential is required: Authorization: Bearer <${this.variable}>`);
     if (!timingSafeEqual(secretDigest(token), this.expected))
-      throw new UnauthorizedError('The internal credential is not valid');
+      throw new UnauthorizedError(`The credential is not valid (${this.variable})`);
   }
 }
 

@@ -4,6 +4,7 @@ import {
   SpanKind,
   SpanStatusCode,
   context,
+  isSpanContextValid,
   propagation,
   trace,
   type Attributes,
@@ -79,6 +80,15 @@ function endServerSpan(span: Span, req: IncomingMessage, res: ServerResponse): v
   span.end();
 }
 
+/** Options of {@link traceServerRequests}. */
+export interface TraceServerOptions {
+  /**
+   * Start a new trace for every request and keep the caller's `traceparent` as a span link (the public edge: a
+   * client must not choose our trace ids nor force sampling). @default false (the span is the caller's child)
+   */
+  readonly linkCaller?: boolean;
+}
+
 /**
  * Gives every request `server` handles a server span (kind SERVER) in the caller's trace (W3C `traceparent`,
  * through the global propagator), active while the request is handled, so the spans of its work sit under it;
@@ -93,14 +103,22 @@ function endServerSpan(span: Span, req: IncomingMessage, res: ServerResponse): v
 export function traceServerRequests(
   server: Server,
   tracer: Tracer = trace.getTracer('@retry-safe/app-shell'),
+  options: TraceServerOptions = {},
 ): void {
   const emit = server.emit as (this: Server, event: string | symbol, ...args: unknown[]) => boolean;
   const traced = function (this: Server, event: string | symbol, ...args: unknown[]): boolean {
     if (event !== 'request') return emit.call(this, event, ...args);
     const [req, res] = args as [IncomingMessage, ServerResponse];
     if (UNTRACED_PATHS.test(req.url ?? '')) return emit.call(this, event, ...args);
-    const parent = propagation.extract(ROOT_CONTEXT, req.headers);
-    const span = tracer.startSpan(req.method ?? 'GET', { kind: SpanKind.SERVER }, parent);
+    const caller = propagation.extract(ROOT_CONTEXT, req.headers);
+    const callerSpan = trace.getSpanContext(caller);
+    // At the public edge the client's context is only a link: our trace ids and sampling stay ours.
+    const parent = options.linkCaller === true ? ROOT_CONTEXT : caller;
+    const links =
+      options.linkCaller === true && callerSpan !== undefined && isSpanContextValid(callerSpan)
+        ? [{ context: callerSpan }]
+        : [];
+    const span = tracer.startSpan(req.method ?? 'GET', { kind: SpanKind.SERVER, links }, parent);
     if (span.isRecording()) {
       span.setAttributes(requestAttributes(req));
       res.once('close', () => endServerSpan(span, req, res));

@@ -14,6 +14,7 @@ import { RequestJournal, RequestJournalController, SCENARIO_JOURNAL } from '../a
 import { RuntimeSettings } from '../admin/runtime-settings.js';
 import { RuntimeSettingsController } from '../admin/runtime-settings.controller.js';
 import {
+  ADMIN_TOKEN,
   CALLER_AUTHENTICATOR,
   CallerAuthenticationMiddleware,
   type CallerAuthenticator,
@@ -91,6 +92,7 @@ export class AppShellModule implements NestModule {
       { provide: APP_FILTER, useFactory: () => new ProblemExceptionFilter(options.problems) },
       { provide: APP_PIPE, useFactory: createValidationPipe },
       { provide: CALLER_AUTHENTICATOR, useValue: options.authenticate ?? ANYONE },
+      { provide: ADMIN_TOKEN, useValue: options.adminToken },
       ...exported,
     ];
     const controllers = [

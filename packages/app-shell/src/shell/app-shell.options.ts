@@ -44,6 +44,8 @@ export interface AppShellOptions<C, S extends object = never> {
    * gateway's bearer tokens, an internal service's `INTERNAL_TOKEN`. @default anyone (provider-sim, the worker)
    */
   readonly authenticate?: CallerAuthenticator;
+  /** `ADMIN_TOKEN`: when set, every `/__*` route demands `Authorization: Bearer <ADMIN_TOKEN>`. @default none */
+  readonly adminToken?: string | undefined;
   /** `BODY_LIMIT_BYTES`: larger JSON bodies get 413. @default {@link DEFAULT_BODY_LIMIT_BYTES} */
   readonly bodyLimitBytes?: number;
   /** The app's metrics class (a subclass of {@link HttpMetrics}). @default HttpMetrics */

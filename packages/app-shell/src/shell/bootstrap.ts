@@ -8,6 +8,7 @@ import { ShutdownState } from '../health/shutdown-state.js';
 import { exportTraces, flushTraces, isTracing } from '../otel/trace-export.js';
 import { traceServerRequests } from '../otel/server-spans.js';
 import { drainServer } from './drain.js';
+import { applyServerLimits } from '../server-limits.js';
 import { createNestLogger, type ShellLoggerOptions } from '../logging/shell-logger.js';
 import { LOGGING_OPTIONS } from './app-shell.module.js';
 
@@ -33,6 +34,12 @@ export interface BootstrapOptions<C extends ListenConfig> {
   readonly listening: string;
   /** Sets the security headers of Nest's Express adapter (the public edge). @default false */
   readonly securityHeaders?: boolean;
+  /**
+   * The app is the public edge (the gateway): a client's `traceparent` does not make the request part of the
+   * client's trace (nor decide its sampling); each request starts a trace of its own, linked to the client's.
+   * @default false (a caller of an internal service is a hop of the chain)
+   */
+  readonly publicEdge?: boolean;
   /** Runs on the HTTP server before it listens, e.g. to answer parser errors with problems. */
   readonly configureServer?: (server: Server) => void;
 }
@@ -60,6 +67,11 @@ async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Prom
   const logger = createNestLogger(app.get<ShellLoggerOptions>(LOGGING_OPTIONS));
   app.useLogger(logger);
   app.flushLogs();
+  if (config.demo) {
+    logger.warn({
+      msg: 'RETRY_SAFE_DEMO=1: THIS IS A DEMO. The published demo secrets are accepted; never run it in production',
+    });
+  }
   if (config.traceExport !== undefined && !(await exportTraces(config.traceExport))) {
     logger.warn({
       msg: 'OTEL_EXPORTER_OTLP_ENDPOINT is set but the telemetry hook is not loaded: no span is exported',
@@ -69,9 +81,12 @@ async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Prom
   // No ETag on answers: express hashes every body for it, and no route here serves a cacheable representation.
   app.set('etag', false);
   if (options.securityHeaders === true) app.useSecurityHeaders();
+  applyServerLimits(app.getHttpServer(), config.serverLimits);
   options.configureServer?.(app.getHttpServer());
   // With the telemetry hook loaded: a server span per request (recorded once an exporter is attached).
-  if (isTracing()) traceServerRequests(app.getHttpServer());
+  if (isTracing()) {
+    traceServerRequests(app.getHttpServer(), undefined, { linkCaller: options.publicEdge === true });
+  }
   let stopping: Promise<void> | undefined;
   for (const signal of SHUTDOWN_SIGNALS) {
     process.on(signal, () => {

@@ -9,7 +9,7 @@ import type { AppShellOptions } from './app-shell.options.js';
  */
 export type AppDeclaration<C, S extends object = never> = Omit<
   AppShellOptions<C, S>,
-  'config' | 'faultsEnabled' | 'metricsListener'
+  'config' | 'faultsEnabled' | 'metricsListener' | 'adminToken'
 > & {
   /** The app's feature modules, imported after the shell. */
   readonly features: NonNullable<ModuleMetadata['imports']>;
@@ -32,6 +32,7 @@ export function shellAppModule<C extends ShellConfig, S extends object = never>(
         ...options,
         config,
         faultsEnabled: config.faultsEnabled,
+        adminToken: config.adminToken,
         metricsListener: config.metricsListener,
         logging: { level: config.logLevel, ...options.logging },
       });
