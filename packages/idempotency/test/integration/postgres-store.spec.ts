@@ -186,7 +186,8 @@ describe('round trips per call', () => {
     await counted.end();
   });
 
-  it('transactional: claim and complete beside the business statements; a replay adds 1', async () => {
+  // The claim is preceded by the transaction-local mark it checks (the proof it runs inside one open transaction).
+  it('transactional: claim and complete beside the business statements; a replay adds 2', async () => {
     const { pool: counted, statements } = countingPool();
     const w = await postgresWorld(counted, { sweepIntervalMs: 0 });
     const coordinator = w.coordinator();
@@ -203,8 +204,9 @@ describe('round trips per call', () => {
       return statements.map((s) => s.match(/__(\w+)"\(/)?.[1] ?? s);
     };
 
-    expect(await place()).toEqual(['BEGIN', 'claim', 'SELECT 1', 'complete', 'COMMIT']);
-    expect(await place()).toEqual(['BEGIN', 'claim', 'COMMIT']);
+    const mark = "SELECT set_config('retry_safe.open_transaction', 'on', true)";
+    expect(await place()).toEqual(['BEGIN', mark, 'claim', 'SELECT 1', 'complete', 'COMMIT']);
+    expect(await place()).toEqual(['BEGIN', mark, 'claim', 'COMMIT']);
     client.release();
     await w.close();
     await counted.end();
