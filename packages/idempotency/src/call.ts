@@ -10,6 +10,8 @@ import {
 import type { ClaimRequest, RecordId } from './store.js';
 import { assertIntegerIn, assertOneOf, assertValidKey } from './validation.js';
 
+const LONE_SURROGATE = /\p{Cs}/u;
+
 /** The coordinator's options with every default applied. */
 export type Settings = Required<Omit<CoordinatorOptions, 'onEvent' | 'tracer'>>;
 
@@ -54,6 +56,13 @@ export function prepareCall<T>(request: CoordinateRequest<T>, defaults: Settings
   assertValidSettings(request);
   if (request.fingerprint !== undefined && typeof request.fingerprint !== 'string') {
     throw new InvalidIdempotencyOptionsError('fingerprint must be a string', request);
+  }
+  // Stores keep UTF-8, where every lone surrogate becomes U+FFFD: `\uD800` and `\uDBFF` would match each other.
+  if (request.fingerprint !== undefined && LONE_SURROGATE.test(request.fingerprint)) {
+    throw new InvalidIdempotencyOptionsError(
+      'fingerprint is not well-formed Unicode (a lone surrogate); fingerprintOf never makes one',
+      request,
+    );
   }
   const leaseMs = request.leaseMs ?? defaults.leaseMs;
   // The coordinator's own settings object when the call overrides none (the usual case): nothing to allocate.

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import { InvalidIdempotencyOptionsError } from '../errors.js';
 
 /** Version of the row layout written by this code; a row with another version is reported corrupt. */
@@ -35,6 +36,15 @@ export interface SchemaNames {
 export type StateChange =
   'claim' | 'complete' | 'renew' | 'release' | 'store_if_absent' | 'insert_completed' | 'sweep';
 
+/**
+ * `<schema>__<table>__events`, or, where that passes PostgreSQL's 63-byte identifiers (a schema-qualified name
+ * near the 55-character limit), a hash of the table name: pg_notify refuses a longer channel.
+ */
+function channelOf(table: string): string {
+  const channel = `${table.replace('.', '__')}__events`;
+  return channel.length <= 63 ? channel : `idem_${hash('sha256', table, 'hex').slice(0, 16)}__events`;
+}
+
 /** Validates `table` (`name` or `schema.name`) and derives every name from it. */
 export function schemaNames(table: string): SchemaNames {
   const parts = table.split('.');
@@ -50,7 +60,7 @@ export function schemaNames(table: string): SchemaNames {
     table: `${schema}"${bare}"`,
     bareTable: table,
     fence: `${schema}"${bare}__fence"`,
-    channel: `${table.replace('.', '__')}__events`,
+    channel: channelOf(table),
     fn: (name) => `${schema}"${bare}__${name}"`,
     migrationLockKey: `retry-safe.idempotency:${table}`,
   };

@@ -1,3 +1,4 @@
+import { hash } from 'node:crypto';
 import type pg from 'pg';
 import type { InsertCompletedRequest, SqlTransaction, TransactionBoundStore } from '../transactional.js';
 import {
@@ -46,7 +47,8 @@ export function statementsFor(names: SchemaNames): Statements {
     // Named, so each pooled connection parses it once.
     const call = `${names.fn(change)}(${params})`;
     const text = change === 'claim' ? `SELECT code, a, b FROM ${call}` : `SELECT ${call} AS reply`;
-    return [change, { name: `idem:${names.bareTable}:${change}`, text }];
+    // Hashed: PostgreSQL cuts names at 63 bytes, and a long table name would make two changes' names one.
+    return [change, { name: `idem_${hash('sha256', names.bareTable, 'hex').slice(0, 16)}_${change}`, text }];
   });
   return Object.fromEntries(entries) as Statements;
 }

@@ -101,3 +101,48 @@ describe("the caller's transaction aborted under the store's statement: roll bac
     expect(executions).toBe(holdKey ? 1 : 0);
   });
 });
+
+it('a 55-character table name: every state change keeps a prepared statement of its own', async () => {
+  const schema = `s_${Date.now().toString(16).padStart(12, '0').slice(-12)}`;
+  const table = `${schema}.t${'x'.repeat(39)}`;
+  expect(table).toHaveLength(55);
+  // One connection, so every statement is prepared on it.
+  const pool = suite.server.pool({ max: 1 });
+  await pool.query(`CREATE SCHEMA ${schema}`);
+  const w = await postgresWorld(pool, { table });
+  const claim = {
+    operation: 'op',
+    key: 'k',
+    owner: 'o1',
+    fingerprint: 'fp',
+    leaseMs: 10_000,
+    retainMs: 60_000,
+  };
+  await expect(w.store.claim(claim)).resolves.toMatchObject({ status: 'acquired' });
+  await expect(w.store.renew({ ...claim })).resolves.toBe(true);
+  await expect(w.store.release({ ...claim })).resolves.toBe(true);
+  await expect(w.store.storeIfAbsent({ ...claim, key: 'k2', payload: '{}', ttlMs: 60_000 })).resolves.toBe(
+    true,
+  );
+  await w.close();
+  await pool.query(`DROP SCHEMA ${schema} CASCADE`);
+  await pool.end();
+});
+
+it('fingerprints with lone surrogates are refused (UTF-8 would make them one): INVALID_OPTIONS, nothing runs', async () => {
+  const w = await postgresWorld(suite.pool);
+  let executions = 0;
+  const call = (fingerprint: string) =>
+    w
+      .coordinator()
+      .coordinate(w.request('k-fp', { fingerprint }), async () => {
+        executions += 1;
+        return { id: 'c1', amount: 1, currency: 'EUR' };
+      })
+      .catch((e: unknown) => e);
+  expect(await call('fp-\ud800')).toMatchObject({ code: IdempotencyErrorCode.InvalidOptions });
+  expect(await call('fp-\udbff')).toMatchObject({ code: IdempotencyErrorCode.InvalidOptions });
+  expect(executions).toBe(0);
+  expect(await w.records()).toEqual([]);
+  await w.close();
+});
