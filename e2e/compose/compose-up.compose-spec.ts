@@ -127,8 +127,7 @@ describe('docker compose up: docker-compose.yml as a user starts it', () => {
       },
       { timeoutMs: 120_000, intervalMs: 1_000 },
     );
-    const after = await project.inspect('orders');
-    expect(after.exitCode).toBe(137);
+    // A container running again reports ExitCode 0: the restart shows as a healthy orders answering a payment.
     const paid = await payUntilAnswered(GATEWAY, await newOrderId(GATEWAY), newKey('after-kill'));
     expect(paid.status).toBe(201);
   }, 180_000);
