@@ -64,7 +64,9 @@ describe(`scenario 7: 2 payments replicas, ${REQUESTS} concurrent requests, one 
     for (const res of inProgress) expect(res.body).toMatchObject({ code: 'payment_in_progress' });
     if (mode === 'wait') expect(created).toHaveLength(REQUESTS);
     expect((await outcome('executed')) - executedBefore).toBe(1);
-    expect((await outcome('replayed')) - replayedBefore).toBe(created.length - 1);
+    // At least one replay per other 201: under 200 concurrent calls a hop may resend an attempt whose answer came
+    // late (axios-retry, same key), which payments answers as one replay more; the charge count below stays exact.
+    expect((await outcome('replayed')) - replayedBefore).toBeGreaterThanOrEqual(created.length - 1);
 
     const ledger = await stack.providerCharges();
     expect(ledger.calls).toBe(1);
