@@ -1,5 +1,5 @@
 export { freePort } from './free-port.js';
-export { CLOCK_SLACK_MS, busyFor, sleep, waitFor, type WaitForOptions } from './wait.js';
+export { CLOCK_SLACK_MS, busyFor, sleep, waitFor, whenAborted, type WaitForOptions } from './wait.js';
 export { metricSample, metricValue } from './metrics.js';
 export { exportedMetricNames, promqlMetricNames, promqlSelectors, type PromqlSelector } from './promql.js';
 export {

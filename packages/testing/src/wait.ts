@@ -67,3 +67,13 @@ export function busyFor(ms: number, first: () => void = () => {}): Promise<void>
     }),
   );
 }
+
+/**
+ * Resolves once `signal` aborts, at once if it already has. An `'abort'` listener added after the abort never
+ * fires: an action that awaits something before it listens (a store call while its lease renews on another
+ * connection) can be aborted in between, and a bare listener would then wait forever.
+ */
+export function whenAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}

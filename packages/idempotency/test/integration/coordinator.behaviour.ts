@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { waitFor } from '@retry-safe/testing';
+import { waitFor, whenAborted } from '@retry-safe/testing';
 import { IdempotencyErrorCode, InFlightMode, type CoordinatedResult } from '../../src/index.js';
 import {
   countingAction,
@@ -245,9 +245,8 @@ export function describeCoordinatorBehaviour(name: string, backend: BehaviourBac
         const result = coordinator.coordinate(w.request('k-abort'), async ({ signal }) => {
           // Someone else's write removes our reservation (an operator, or an expiry): the next renewal is refused.
           await w.removeRecord('payment.charge.t1', 'k-abort');
-          await new Promise<void>((resolve) =>
-            signal.addEventListener('abort', () => resolve(), { once: true }),
-          );
+          // The renewal runs on its own connection: it can be refused, and abort, before this line runs.
+          await whenAborted(signal);
           aborted = signal.reason;
           return { id: 'ch_late', amount: 1, currency: 'EUR' };
         });

@@ -1,4 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { whenAborted } from '@retry-safe/testing';
 import { IdempotencyErrorCode, type ActionContext } from '../../src/index.js';
 import { RedisIdempotencyStore } from '../../src/redis/index.js';
 import { scripts, type LuaScript } from '../../src/redis/scripts.js';
@@ -143,7 +144,7 @@ export function describeLostReplies(name: string, start: () => Promise<ProxiedRe
             signal = ctx.signal;
             // Every reply from now on is held: renewals go out and never come back.
             net.holdReplies();
-            await new Promise<void>((resolve) => ctx.signal.addEventListener('abort', () => resolve()));
+            await whenAborted(ctx.signal);
             return { id: 'ch_silent', amount: 1, currency: 'EUR' };
           })
           .catch((e: unknown) => e);
