@@ -41,8 +41,15 @@ run_setup() {
   [ -n "$setup" ] || skip "$1, and no offline-docker setup script (../shared/tools/offline-docker/setup.sh) to bring one"
   [ "$(id -u)" = "0" ] || skip "$1, and the offline-docker setup script needs root"
   say "$1: running $setup"
+  # The stand-in copies the npm of `npm root -g`. With Node 24 from the npm registry's `node` package first on
+  # PATH, npm derives that root from the node binary's own folder, where no npm is; point it at the prefix of the
+  # npm CLI that PATH finds instead (/usr for Debian's).
+  local npm_cli npm_prefix
+  npm_cli=$(readlink -f "$(command -v npm)")
+  npm_prefix=${npm_cli%/lib/node_modules/npm/bin/npm-cli.js}
+  [ "$npm_prefix" != "$npm_cli" ] || npm_prefix=$(npm prefix -g)
   # Bounded: the first run builds the stand-ins in about 5 minutes.
-  timeout 900 bash "$setup" || skip "$1, and $setup failed"
+  npm_config_prefix=$npm_prefix timeout 900 bash "$setup" || skip "$1, and $setup failed"
 }
 
 # A docker CLI that builds with BuildKit: a client with buildx, or one from before 23.0 (BuildKit built in).
