@@ -105,8 +105,8 @@ async function runEntry(work, tarball, redisUrl, { name, nest, ioredis }) {
   await run('npm', ['install', tarball, ...specs, `ioredis@^${ioredis}`], { cwd: dir, env: npmEnv });
   const versions = ['@nestjs/core', 'ioredis'].map((p) => `${p} ${installedVersion(dir, p)}`).join(', ');
   const output = await run('npm', ['test'], { cwd: dir, env: { ...npmEnv, REDIS_URL: redisUrl } });
-  const passed = /^ℹ pass (\d+)/m.exec(output)?.[1] ?? '?';
-  return `${name}: ${versions}: ${passed} tests passed (${seconds(since)})`;
+  const passed = Number(/^ℹ pass (\d+)/m.exec(output)?.[1] ?? 0);
+  return { passed, line: `${name}: ${versions}: ${passed} tests passed (${seconds(since)})` };
 }
 
 const work = mkdtempSync(join(tmpdir(), 'retry-safe-example-'));
@@ -120,6 +120,8 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 }
 
 let failed = false;
+let passed = 0;
+let failures = 0;
 try {
   // Built first, so the tarball holds the sources as they are now (`tsc -b` does nothing when they are built).
   await run('pnpm', ['--filter', '@retry-safe/idempotency', 'build'], { cwd: root });
@@ -133,17 +135,25 @@ try {
   const results = await Promise.allSettled(matrix.map((entry) => runEntry(work, tarball, redisUrl, entry)));
   for (const [i, result] of results.entries()) {
     if (result.status === 'fulfilled') {
-      console.log(`example-nest: ${result.value}`);
+      passed += result.value.passed;
+      console.log(`example-nest: ${result.value.line}`);
     } else {
       failed = true;
-      console.error(`example-nest: ${matrix[i].name} FAILED: ${result.reason.message}`);
+      const { message } = result.reason;
+      passed += Number(/^ℹ pass (\d+)/m.exec(message)?.[1] ?? 0);
+      // A run that stopped before its tests (install, compile) counts as one failure.
+      failures += Number(/^ℹ fail (\d+)/m.exec(message)?.[1] ?? 1);
+      console.error(`example-nest: ${matrix[i].name} FAILED: ${message}`);
     }
   }
 } catch (error) {
   failed = true;
+  failures += 1;
   console.error(`example-nest: ${error.message}`);
 } finally {
   await cleanUp();
 }
 console.log(`example-nest: ${failed ? 'FAILED' : 'passed'} in ${seconds(started)}`);
+// In Jest's words, so CI's closing count over every suite includes these.
+console.log(`Tests:       ${passed} passed, ${failures} failed`);
 process.exit(failed ? 1 : 0);
