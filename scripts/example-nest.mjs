@@ -37,10 +37,13 @@ const matrix = (process.argv.length > 2 ? process.argv.slice(2) : DEFAULT_MATRIX
 // npm must see the user's configuration, not the one pnpm hands to the scripts it runs (npm_config_*).
 const npmEnv = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)));
 
-/** Runs a command; resolves with its output (stdout and stderr interleaved), rejects with it on failure. */
+/**
+ * Runs a command; resolves with its output (stdout and stderr interleaved), rejects with it on failure. A command
+ * still running after `timeout` ms (a test that leaves a connection open never exits) is stopped with SIGTERM.
+ */
 function run(command, args, options) {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { ...options, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(command, args, { timeout: 300_000, ...options, stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk) => (output += chunk));
     child.stderr.on('data', (chunk) => (output += chunk));
@@ -104,7 +107,11 @@ async function runEntry(work, tarball, redisUrl, { name, nest, ioredis }) {
   const specs = ['@nestjs/common', '@nestjs/core', '@nestjs/platform-express'].map((p) => `${p}@^${nest}`);
   await run('npm', ['install', tarball, ...specs, `ioredis@^${ioredis}`], { cwd: dir, env: npmEnv });
   const versions = ['@nestjs/core', 'ioredis'].map((p) => `${p} ${installedVersion(dir, p)}`).join(', ');
-  const output = await run('npm', ['test'], { cwd: dir, env: { ...npmEnv, REDIS_URL: redisUrl } });
+  const output = await run('npm', ['test'], {
+    cwd: dir,
+    env: { ...npmEnv, REDIS_URL: redisUrl },
+    timeout: 120_000,
+  });
   const passed = Number(/^ℹ pass (\d+)/m.exec(output)?.[1] ?? 0);
   return { passed, line: `${name}: ${versions}: ${passed} tests passed (${seconds(since)})` };
 }
