@@ -1,4 +1,3 @@
-import type { Tracer } from '@opentelemetry/api';
 import { assertValidSettings, prepareCall, type Call, type Settings } from './call.js';
 import {
   IdempotencyCorruptRecordError,
@@ -29,6 +28,7 @@ import {
 } from './transactional.js';
 import { runAsOwner, unencodableError, type IdempotentAction } from './owner-run.js';
 import { activeSpan } from './otel.js';
+import type { IdempotencyTracer } from './tracer.js';
 import { spanEvent, traceCoordinate } from './tracing.js';
 import { runUnprotected, storeUnavailable } from './unprotected-run.js';
 import { InFlightWait } from './waiting.js';
@@ -63,7 +63,7 @@ type TransactionalFlow<T, Tx extends SqlTransaction> = (
 export class IdempotencyCoordinator {
   private readonly settings: Settings;
   private readonly onEvent: ((event: IdempotencyEvent) => void) | undefined;
-  private readonly tracer: Tracer | undefined;
+  private readonly tracer: IdempotencyTracer | undefined;
 
   constructor(
     private readonly store: IdempotencyStore,

@@ -19,3 +19,4 @@ export { idempotencyKeyProblem } from './validation.js';
 export * from './store.js';
 export * from './key-header.js';
 export { IdempotencySpanAttribute, IdempotencyTraceOutcome, idempotencyKeyHash } from './tracing.js';
+export type { IdempotencySpan, IdempotencySpanAttributes, IdempotencyTracer } from './tracer.js';

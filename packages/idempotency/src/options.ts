@@ -1,4 +1,4 @@
-import type { Tracer } from '@opentelemetry/api';
+import type { IdempotencyTracer } from './tracer.js';
 import type { Codec } from './codecs.js';
 
 /** What a caller does when another owner holds the key. */
@@ -102,7 +102,7 @@ export interface CoordinatorOptions {
    * service registers the SDK.
    * @default undefined (no span)
    */
-  tracer?: Tracer;
+  tracer?: IdempotencyTracer;
 }
 
 /** One idempotent call. */

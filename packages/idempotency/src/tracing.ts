@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Span, SpanKind, SpanStatusCode, Tracer } from '@opentelemetry/api';
 import { IdempotencyErrorCode, isIdempotencyError } from './errors.js';
 import type { ActionContext, CoordinatedResult, CoordinateRequest } from './options.js';
+import type { IdempotencySpan, IdempotencyTracer } from './tracer.js';
 
 /** The attributes of the coordinator's span (`idempotency.coordinate`). */
 export const IdempotencySpanAttribute = {
@@ -67,14 +67,14 @@ export function idempotencyKeyHash(key: string): string {
 }
 
 /** Ends `span` with what an error thrown by the call says (the action's own errors: `action_failed`). */
-function endWithError(span: Span, error: unknown): void {
+function endWithError(span: IdempotencySpan, error: unknown): void {
   const outcome = isIdempotencyError(error)
     ? OUTCOME_OF_CODE[error.code]
     : IdempotencyTraceOutcome.ActionFailed;
   span.setAttribute(IdempotencySpanAttribute.Outcome, outcome);
   span.setStatus({
-    // The enums' values, not the enums: the API is an optional peer, imported for its types only.
-    code: 2 as SpanStatusCode.ERROR,
+    // SpanStatusCode.ERROR: the API is an optional peer, its enums are not imported.
+    code: 2,
     message: error instanceof Error ? error.message : String(error),
   });
   span.end();
@@ -86,7 +86,7 @@ function endWithError(span: Span, error: unknown): void {
  * outcome, the fencing token and the key's hash.
  */
 export function traceCoordinate<T, C extends ActionContext, R>(
-  tracer: Tracer,
+  tracer: IdempotencyTracer,
   request: CoordinateRequest<T>,
   transactional: boolean,
   action: (context: C) => Promise<R>,
@@ -98,7 +98,7 @@ export function traceCoordinate<T, C extends ActionContext, R>(
   };
   return tracer.startActiveSpan(
     'idempotency.coordinate',
-    { kind: 0 as SpanKind.INTERNAL, attributes },
+    { kind: 0 /* SpanKind.INTERNAL */, attributes },
     async (span) => {
       // Hashed only for a span that is recorded (an unsampled call pays no SHA-256).
       if (span.isRecording()) {
@@ -124,6 +124,6 @@ export function traceCoordinate<T, C extends ActionContext, R>(
 }
 
 /** Adds an event (`idempotency.<type>`: in_progress, store_error, lease_renewed...) to the call's span, if any. */
-export function spanEvent(span: Span | undefined, type: string, durationMs: number): void {
+export function spanEvent(span: IdempotencySpan | undefined, type: string, durationMs: number): void {
   span?.addEvent(`idempotency.${type}`, { 'idempotency.duration_ms': durationMs });
 }
