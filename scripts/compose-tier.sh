@@ -20,6 +20,10 @@ export COMPOSE_PROJECT_NAME=${COMPOSE_PROJECT_NAME:-retry-safe-compose-tier}
 project=$COMPOSE_PROJECT_NAME
 # The demo's published credentials: the tier runs the demo as a user does.
 export RETRY_SAFE_DEMO=${RETRY_SAFE_DEMO:-1}
+# docker-compose waits 60 s for each engine call by default; removing a container on the stand-in engine's vfs
+# storage took longer than that on a loaded machine (`down -v` failed with a read time-out, the removal finished
+# later), so every compose call here and in the suites gets 5 minutes.
+export COMPOSE_HTTP_TIMEOUT=${COMPOSE_HTTP_TIMEOUT:-300}
 
 say() { echo "compose-tier: $*"; }
 skip() {
@@ -115,8 +119,15 @@ leftovers() {
 teardown() {
   local status=$?
   project_compose down -v --remove-orphans --timeout 40 >/dev/null 2>&1 || true
-  local left
+  # The engine may still be removing what a timed-out `down` asked for: give it two minutes, asking again.
+  local left tries=0
   left=$(leftovers)
+  while [ -n "$left" ] && [ "$tries" -lt 12 ]; do
+    sleep 10
+    project_compose down -v --remove-orphans --timeout 40 >/dev/null 2>&1 || true
+    left=$(leftovers)
+    tries=$((tries + 1))
+  done
   if [ -n "$left" ]; then
     say "FAILED: left behind: $(tr '\n' ' ' <<<"$left")"
     status=1
