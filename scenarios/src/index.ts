@@ -69,3 +69,4 @@ export type {
   PerService,
 } from './chaos/chaos-report.js';
 export { repoRoot } from './repo-root.js';
+export { startDemoStack, type DemoStack, type DemoStackOptions } from './stack/demo-stack.js';

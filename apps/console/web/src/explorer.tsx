@@ -1,0 +1,159 @@
+/** The payment explorer: one payment of your own, its answer lost where you say, and its trace hop by hop. */
+import { useState } from 'preact/hooks';
+import { api, follow, type OrderView, type PaymentTrace, type RunView } from './api.js';
+import { RunProgress } from './run-progress.js';
+import { SequenceDiagram } from './sequence-diagram.js';
+
+const newKey = (): string => `explorer-${Math.random().toString(36).slice(2, 10)}`;
+
+export function Explorer({ stackUp }: { stackUp: boolean }) {
+  const [amount, setAmount] = useState(1999);
+  const [key, setKey] = useState(newKey);
+  const [afterPayments, setAfterPayments] = useState(true);
+  const [afterOrders, setAfterOrders] = useState(false);
+  const [run, setRun] = useState<RunView | undefined>(undefined);
+  const [error, setError] = useState<string | undefined>(undefined);
+  const running = run?.state === 'running';
+
+  const send = async (event: Event): Promise<void> => {
+    event.preventDefault();
+    setError(undefined);
+    try {
+      const body = { amount, key, loseAfterPayments: afterPayments, loseAfterOrders: afterOrders };
+      await follow((await api.pay(body)).id, setRun);
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : String(caught));
+    }
+  };
+  const row = run?.rows[0];
+
+  return (
+    <section class="explorer" aria-labelledby="explorer-title">
+      <h2 id="explorer-title">Payment explorer</h2>
+      <form onSubmit={(event) => void send(event)}>
+        <label>
+          Amount (cents, EUR)
+          <input
+            type="number"
+            min={1}
+            required
+            value={amount}
+            onInput={(e) => setAmount(Number(e.currentTarget.value))}
+          />
+        </label>
+        <label>
+          Idempotency key
+          <input value={key} required onInput={(e) => setKey(e.currentTarget.value)} />
+        </label>
+        <button type="button" onClick={() => setKey(newKey())}>
+          New key
+        </button>
+        <label class="check">
+          <input type="checkbox" checked={afterPayments} onChange={(e) => setAfterPayments(e.currentTarget.checked)} />
+          Lose the answer after payments
+        </label>
+        <label class="check">
+          <input type="checkbox" checked={afterOrders} onChange={(e) => setAfterOrders(e.currentTarget.checked)} />
+          Lose the answer after orders
+        </label>
+        <button type="submit" disabled={running || !stackUp}>
+          Send payment
+        </button>
+      </form>
+      <RunProgress run={run} error={error} />
+      {run?.trace !== undefined && <Trace trace={run.trace} />}
+      {row?.diagram !== undefined && <SequenceDiagram source={row.diagram} label="Sequence diagram of the payment" />}
+    </section>
+  );
+}
+
+function Trace({ trace }: { trace: PaymentTrace }) {
+  return (
+    <div class="trace">
+      <p class="answer">
+        Answer to the client: <strong data-testid="answer">{trace.answer.status}</strong>
+        {trace.answer.code !== undefined && ` ${trace.answer.code}`}
+        {trace.answer.replayed && ' (replayed)'}
+      </p>
+      <table>
+        <caption>Attempts per hop (the services' journals)</caption>
+        <thead>
+          <tr>
+            <th scope="col">at</th>
+            <th scope="col">service</th>
+            <th scope="col">route</th>
+            <th scope="col">answer</th>
+            <th scope="col">took</th>
+          </tr>
+        </thead>
+        <tbody>
+          {trace.attempts.map((attempt, i) => (
+            <tr key={i} data-service={attempt.service}>
+              <td>+{attempt.atMs} ms</td>
+              <th scope="row">{attempt.service}</th>
+              <td>POST {attempt.route}</td>
+              <td>
+                {attempt.status === 'aborted' ? 'answer lost' : attempt.status}
+                {attempt.replayed && ' replayed'}
+              </td>
+              <td>{attempt.durationMs} ms</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <table>
+        <caption>The key's record, per attempt (the coordinators' spans)</caption>
+        <thead>
+          <tr>
+            <th scope="col">service</th>
+            <th scope="col">store</th>
+            <th scope="col">before</th>
+            <th scope="col">after</th>
+          </tr>
+        </thead>
+        <tbody>
+          {trace.records.map((record, i) => (
+            <tr key={i}>
+              <th scope="row">{record.service}</th>
+              <td>{record.store}</td>
+              <td>{record.before}</td>
+              <td>{record.after}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <table>
+        <caption>The order in PostgreSQL (through the gateway)</caption>
+        <thead>
+          <tr>
+            <th scope="col" />
+            <th scope="col">status</th>
+            <th scope="col">paid / amount</th>
+            <th scope="col">payments</th>
+          </tr>
+        </thead>
+        <tbody>
+          <OrderRow label="before" order={trace.orderBefore} />
+          <OrderRow label="after" order={trace.orderAfter} />
+        </tbody>
+      </table>
+      <p>
+        Provider charges for this key: <strong data-testid="charges">{trace.charges.length}</strong>
+        {trace.charges.map((c) => ` ${c.id} (${c.amount} ${c.currency})`).join(',')}
+      </p>
+    </div>
+  );
+}
+
+function OrderRow({ label, order }: { label: string; order: OrderView }) {
+  return (
+    <tr>
+      <th scope="row">{label}</th>
+      <td>{order.status}</td>
+      <td>
+        {order.paidAmount} / {order.amount}
+      </td>
+      <td>{order.payments}</td>
+    </tr>
+  );
+}

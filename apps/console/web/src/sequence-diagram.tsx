@@ -1,0 +1,114 @@
+/**
+ * Draws the engine's sequence diagram (Mermaid's sequenceDiagram syntax, the subset diagram.ts writes) as SVG:
+ * participants, calls, answers, lost answers and notes. Drawn here rather than by Mermaid: the subset is small,
+ * the page stays a few kB, and each arrow is an element a test (and a screen reader) can find by its label.
+ */
+
+/** One parsed line of the diagram. */
+type DiagramLine =
+  | { readonly kind: 'call' | 'answer' | 'lost'; readonly from: string; readonly to: string; readonly text: string }
+  | { readonly kind: 'note'; readonly over: readonly string[]; readonly text: string };
+
+interface ParsedDiagram {
+  readonly participants: ReadonlyArray<{ readonly id: string; readonly name: string }>;
+  readonly lines: readonly DiagramLine[];
+}
+
+const ARROW = /^(\w+)(--x|-->>|->>)(\w+):\s?(.*)$/;
+const NOTE = /^Note over ([\w,]+):\s?(.*)$/;
+const PARTICIPANT = /^participant (\w+) as (.+)$/;
+
+/** The participants and lines of a Mermaid sequence diagram; lines it does not know are left out. */
+export function parseDiagram(source: string): ParsedDiagram {
+  const participants: Array<{ id: string; name: string }> = [];
+  const lines: DiagramLine[] = [];
+  for (const raw of source.split('\n')) {
+    const line = raw.trim();
+    const participant = PARTICIPANT.exec(line);
+    if (participant !== null) {
+      participants.push({ id: participant[1] as string, name: participant[2] as string });
+      continue;
+    }
+    const arrow = ARROW.exec(line);
+    if (arrow !== null) {
+      const kind = arrow[2] === '->>' ? 'call' : arrow[2] === '-->>' ? 'answer' : 'lost';
+      lines.push({ kind, from: arrow[1] as string, to: arrow[3] as string, text: arrow[4] as string });
+      continue;
+    }
+    const note = NOTE.exec(line);
+    if (note !== null) lines.push({ kind: 'note', over: (note[1] as string).split(','), text: note[2] as string });
+  }
+  return { participants, lines };
+}
+
+const COLUMN = 150;
+const ROW = 30;
+const TOP = 40;
+
+/** The diagram of one row; new arrows fade in as the row's journals grow. */
+export function SequenceDiagram({ source, label }: { source: string; label: string }) {
+  const { participants, lines } = parseDiagram(source);
+  const x = (id: string): number => participants.findIndex((p) => p.id === id) * COLUMN + COLUMN / 2;
+  const name = (id: string): string => participants.find((p) => p.id === id)?.name ?? id;
+  const width = Math.max(participants.length, 1) * COLUMN;
+  const height = TOP + lines.length * ROW + 20;
+  return (
+    <figure class="diagram">
+      <svg role="img" aria-label={label} width={width} height={height} viewBox={`0 0 ${width} ${height}`}>
+        <defs>
+          <marker id="head" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto">
+            <path d="M0,0 L10,5 L0,10 z" fill="currentColor" />
+          </marker>
+        </defs>
+        {participants.map((p) => (
+          <g key={p.id} class="participant">
+            <rect x={x(p.id) - 55} y={4} width={110} height={24} rx={4} />
+            <text x={x(p.id)} y={21} text-anchor="middle">
+              {p.name}
+            </text>
+            <line x1={x(p.id)} y1={28} x2={x(p.id)} y2={height} />
+          </g>
+        ))}
+        {lines.map((line, i) => {
+          const y = TOP + i * ROW + 12;
+          if (line.kind === 'note') {
+            const xs = line.over.map(x);
+            const left = Math.min(...xs) - 60;
+            const right = Math.max(...xs) + 60;
+            return (
+              <g key={i} class="note">
+                <rect x={left} y={y - 14} width={right - left} height={20} rx={3} />
+                <text x={(left + right) / 2} y={y} text-anchor="middle">
+                  {line.text}
+                </text>
+              </g>
+            );
+          }
+          const [x1, x2] = [x(line.from), x(line.to)];
+          const retry = /\(attempt \d+\)/.test(line.text);
+          return (
+            <g
+              key={i}
+              class={`arrow ${line.kind}${retry ? ' retry' : ''}`}
+              data-from={name(line.from)}
+              data-to={name(line.to)}
+              data-kind={line.kind}
+              aria-label={`${name(line.from)} to ${name(line.to)}: ${line.text}`}
+            >
+              <title>{`${name(line.from)} → ${name(line.to)}: ${line.text}`}</title>
+              <line x1={x1} y1={y + 6} x2={x2} y2={y + 6} marker-end={line.kind === 'lost' ? undefined : 'url(#head)'} />
+              {line.kind === 'lost' && (
+                <text class="cross" x={x2} y={y + 11} text-anchor="middle">
+                  ✕
+                </text>
+              )}
+              <text x={(x1 + x2) / 2} y={y} text-anchor="middle">
+                {line.text}
+              </text>
+            </g>
+          );
+        })}
+      </svg>
+    </figure>
+  );
+}
