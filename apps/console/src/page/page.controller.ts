@@ -30,14 +30,14 @@ export class PageController {
   }
 
   @Get('assets/:name')
-  async asset(
-    @Param('name', { schema: AssetName }) name: string,
-    @Res({ passthrough: true }) res: Response,
-  ): Promise<Buffer> {
+  async asset(@Param('name', { schema: AssetName }) name: string, @Res() res: Response): Promise<void> {
     const body = await readFile(join(WEB_DIR, 'assets', name));
-    res.setHeader('content-type', CONTENT_TYPES[extname(name)] ?? 'application/octet-stream');
-    // Hashed names: a new build is a new name.
-    res.setHeader('cache-control', 'public, max-age=31536000, immutable');
-    return body;
+    // Hashed names: a new build is a new name. Sent as bytes (Nest would write a returned Buffer as JSON).
+    res
+      .set({
+        'content-type': CONTENT_TYPES[extname(name)] ?? 'application/octet-stream',
+        'cache-control': 'public, max-age=31536000, immutable',
+      })
+      .send(body);
   }
 }
