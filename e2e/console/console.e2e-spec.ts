@@ -29,7 +29,9 @@ describe('console', () => {
     const runAll = `Run all ${chainScenario.rows.length} rows`;
     await tabTo(page(), runAll);
     await page().keyboard.press('Enter');
-    await page().getByText(/^Done in/).waitFor({ timeout: 30_000 });
+    await page()
+      .getByText(/^Done in/)
+      .waitFor({ timeout: 30_000 });
 
     for (const row of chainScenario.rows) {
       expect(await measured(page(), row.design, 'calls to orders / payments')).toBe(row.expected[0]);
@@ -39,35 +41,45 @@ describe('console', () => {
     const diagram = page().getByRole('img', { name: 'Sequence diagram of chain: key propagated' });
     await expect(diagram.locator('g.arrow[data-kind="call"][data-to="Orders"]').count()).resolves.toBe(2);
     await expect(diagram.locator('g.arrow[data-kind="call"][data-to="Payments"]').count()).resolves.toBe(3);
-    await expect(diagram.locator('g.arrow[data-from="Provider"]', { hasText: 'card charged' }).count()).resolves.toBe(1);
+    await expect(
+      diagram.locator('g.arrow[data-from="Provider"]', { hasText: 'card charged' }).count(),
+    ).resolves.toBe(1);
     await expect(diagram.locator('g.arrow[data-kind="lost"]').count()).resolves.toBe(2);
     await page().screenshot({ path: join(SCREENSHOTS, 'console-chain.png') });
   }, 40_000);
 
   it('runs overpay: read-then-write charges 5 times, the reservation once', async () => {
     await page().getByRole('button', { name: 'overpay', exact: true }).click();
-    await page().getByRole('button', { name: `Run all ${overpayScenario.rows.length} rows` }).click();
-    await page().getByText(/^Done in/).waitFor({ timeout: 30_000 });
+    await page()
+      .getByRole('button', { name: `Run all ${overpayScenario.rows.length} rows` })
+      .click();
+    await page()
+      .getByText(/^Done in/)
+      .waitFor({ timeout: 30_000 });
 
     expect(await measured(page(), 'read-then-write', 'provider charges')).toBe('5');
     expect(await measured(page(), 'read-then-write', 'charged')).toBe('25000');
     expect(await measured(page(), 'reservation', 'provider charges')).toBe('1');
     expect(await measured(page(), 'reservation', 'charged')).toBe('5000');
     for (const row of overpayScenario.rows) {
-      const cells = await Promise.all(overpayScenario.columns.slice(1).map((c) => measured(page(), row.design, c)));
+      const cells = await Promise.all(
+        overpayScenario.columns.slice(1).map((c) => measured(page(), row.design, c)),
+      );
       expect(cells).toEqual(row.expected);
     }
     await page().screenshot({ path: join(SCREENSHOTS, 'console-overpay.png') });
   }, 40_000);
 
-  it("traces an explorer payment whose answer is lost after payments: retried, 1 charge", async () => {
+  it('traces an explorer payment whose answer is lost after payments: retried, 1 charge', async () => {
     await page().getByRole('button', { name: 'Payment explorer' }).click();
     await page().getByLabel('Amount (cents, EUR)').fill('2500');
     await page().getByLabel('Idempotency key').fill(`e2e-explorer-${Date.now()}`);
     await page().getByLabel('Lose the answer after payments').check();
     await tabTo(page(), 'Send payment');
     await page().keyboard.press('Enter');
-    await page().getByText(/^Done in/).waitFor({ timeout: 30_000 });
+    await page()
+      .getByText(/^Done in/)
+      .waitFor({ timeout: 30_000 });
 
     await expect(page().getByTestId('charges').textContent()).resolves.toBe('1');
     await expect(page().getByTestId('answer').textContent()).resolves.toBe('201');

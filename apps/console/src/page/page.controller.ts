@@ -15,7 +15,7 @@ const CONTENT_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** Asset names as Vite writes them (`index-<hash>.js`): nothing else is served, so no path leaves the folder. */
-const AssetName = z.string().regex(/^[A-Za-z0-9_.-]+\.(js|css|svg)$/);
+export const AssetName = z.string().regex(/^[A-Za-z0-9_.-]+\.(js|css|svg)$/);
 
 /** Serves the bundled page from this machine: no CDN, works offline. */
 @Controller()

@@ -131,5 +131,9 @@ export interface PaymentTrace {
   readonly orderBefore: OrderView;
   readonly orderAfter: OrderView;
   /** The provider's charges under this payment's key. */
-  readonly charges: ReadonlyArray<{ readonly id: string; readonly amount: number; readonly currency: string }>;
+  readonly charges: ReadonlyArray<{
+    readonly id: string;
+    readonly amount: number;
+    readonly currency: string;
+  }>;
 }

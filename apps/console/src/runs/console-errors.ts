@@ -28,6 +28,10 @@ export const CONSOLE_PROBLEMS: ProblemExceptionFilterOptions = {
     [ConsoleErrorCode.UnknownRun]: { status: 404, title: 'No such run' },
     // One run at a time: the scenarios reset the one stack they share.
     [ConsoleErrorCode.RunInProgress]: { status: 409, title: 'A run is in progress' },
-    [ConsoleErrorCode.StackNotReady]: { status: 503, title: 'The stack is not running', headers: { 'Retry-After': '1' } },
+    [ConsoleErrorCode.StackNotReady]: {
+      status: 503,
+      title: 'The stack is not running',
+      headers: { 'Retry-After': '1' },
+    },
   },
 };

@@ -59,7 +59,11 @@ export function explorerScenario(body: PaymentRequestBody, sources: ExplorerSour
   });
 }
 
-async function pay(ctx: StepContext, body: PaymentRequestBody, sources: ExplorerSources): Promise<PaymentTrace> {
+async function pay(
+  ctx: StepContext,
+  body: PaymentRequestBody,
+  sources: ExplorerSources,
+): Promise<PaymentTrace> {
   const orderId = sources.orders.get(body.key) ?? (await ctx.newOrder('EUR', body.amount));
   sources.orders.set(body.key, orderId);
   const orderBefore = orderView(await ctx.readOrder(orderId));
@@ -82,7 +86,9 @@ async function pay(ctx: StepContext, body: PaymentRequestBody, sources: Explorer
   const orderAfter = orderView(await ctx.readOrder(orderId));
   ctx.step('reading the journals, the ledger and the spans');
   const journal = (
-    await Promise.all((['gateway', 'orders', 'payments', 'provider'] as const).map((s) => ctx.target.journal(s)))
+    await Promise.all(
+      (['gateway', 'orders', 'payments', 'provider'] as const).map((s) => ctx.target.journal(s)),
+    )
   ).flat();
   // The spans leave the services in batches every 50 ms.
   await new Promise((resolve) => setTimeout(resolve, 300));
@@ -142,7 +148,8 @@ function records(spans: readonly CollectedSpan[], since: number): RecordView[] {
 }
 
 function orderView(res: HttpResult): OrderView {
-  if (res.status !== 200) throw new Error(`reading the order answered ${res.status}: ${res.text.slice(0, 200)}`);
+  if (res.status !== 200)
+    throw new Error(`reading the order answered ${res.status}: ${res.text.slice(0, 200)}`);
   return {
     status: String(res.body.status),
     amount: Number(res.body.amount),

@@ -4,12 +4,14 @@ import { StackService } from '../stack/stack.service.js';
 import type { RunView, ScenarioView, StatusView } from './console-api.js';
 import { RunsService } from './runs.service.js';
 
-const RunBody = z.strictObject({
+/** `POST /api/runs`. */
+export const RunBody = z.strictObject({
   scenario: z.string().min(1).max(64),
   row: z.number().int().min(0).max(100).optional(),
 });
 
-const PaymentBody = z.strictObject({
+/** `POST /api/payments`. */
+export const PaymentBody = z.strictObject({
   amount: z.number().int('must be a whole number of cents').min(1).max(1_000_000),
   key: z
     .string()
@@ -20,7 +22,8 @@ const PaymentBody = z.strictObject({
   loseAfterOrders: z.boolean(),
 });
 
-const RunId = z.uuid();
+/** A run's id in `GET /api/runs/{id}`. */
+export const RunId = z.uuid();
 
 /** The console's API: the stack's status, the scenarios, runs of them, explorer payments. */
 @Controller('api')

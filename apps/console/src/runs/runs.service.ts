@@ -61,7 +61,9 @@ export class RunsService {
     if (scenario === undefined) {
       throw new ConsoleError(ConsoleErrorCode.UnknownScenario, `no scenario named ${request.scenario}`);
     }
-    const indexes = scenario.rows.map((_, i) => i).filter((i) => request.row === undefined || i === request.row);
+    const indexes = scenario.rows
+      .map((_, i) => i)
+      .filter((i) => request.row === undefined || i === request.row);
     if (indexes.length === 0) {
       throw new ConsoleError(ConsoleErrorCode.UnknownScenario, `${scenario.name} has no row ${request.row}`);
     }

@@ -12,7 +12,9 @@ export type * from '../../src/runs/console-api.js';
 async function call<T>(path: string, init?: { method: string; body: unknown }): Promise<T> {
   const res = await fetch(path, {
     method: init?.method ?? 'GET',
-    ...(init === undefined ? {} : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(init.body) }),
+    ...(init === undefined
+      ? {}
+      : { headers: { 'content-type': 'application/json' }, body: JSON.stringify(init.body) }),
   });
   const body = (await res.json().catch(() => undefined)) as { detail?: string; title?: string } | undefined;
   if (!res.ok) throw new Error(body?.detail ?? body?.title ?? `${path} answered ${res.status}`);
@@ -23,7 +25,8 @@ export const api = {
   status: () => call<StatusView>('/api/status'),
   scenarios: () => call<ScenarioView[]>('/api/scenarios'),
   run: (request: RunRequest) => call<{ id: string }>('/api/runs', { method: 'POST', body: request }),
-  pay: (request: PaymentRequestBody) => call<{ id: string }>('/api/payments', { method: 'POST', body: request }),
+  pay: (request: PaymentRequestBody) =>
+    call<{ id: string }>('/api/payments', { method: 'POST', body: request }),
   view: (id: string) => call<RunView>(`/api/runs/${id}`),
 };
 

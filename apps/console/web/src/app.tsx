@@ -91,7 +91,8 @@ function StackBanner({ status }: { status: StatusView | undefined }) {
   if (status.stack === 'starting') {
     return (
       <p class="stack starting" role="status">
-        <span class="spinner" aria-hidden="true" /> Starting the stack ({seconds} s): {status.log.at(-1) ?? 'Redis'}
+        <span class="spinner" aria-hidden="true" /> Starting the stack ({seconds} s):{' '}
+        {status.log.at(-1) ?? 'Redis'}
       </p>
     );
   }

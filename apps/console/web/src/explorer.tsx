@@ -1,69 +1,98 @@
 /** The payment explorer: one payment of your own, its answer lost where you say, and its trace hop by hop. */
 import { useState } from 'preact/hooks';
-import { api, follow, type OrderView, type PaymentTrace, type RunView } from './api.js';
+import {
+  api,
+  follow,
+  type OrderView,
+  type PaymentRequestBody,
+  type PaymentTrace,
+  type RunView,
+} from './api.js';
 import { RunProgress } from './run-progress.js';
 import { SequenceDiagram } from './sequence-diagram.js';
 
 const newKey = (): string => `explorer-${Math.random().toString(36).slice(2, 10)}`;
 
 export function Explorer({ stackUp }: { stackUp: boolean }) {
-  const [amount, setAmount] = useState(1999);
-  const [key, setKey] = useState(newKey);
-  const [afterPayments, setAfterPayments] = useState(true);
-  const [afterOrders, setAfterOrders] = useState(false);
   const [run, setRun] = useState<RunView | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
-  const running = run?.state === 'running';
-
-  const send = async (event: Event): Promise<void> => {
-    event.preventDefault();
+  const send = async (body: PaymentRequestBody): Promise<void> => {
     setError(undefined);
     try {
-      const body = { amount, key, loseAfterPayments: afterPayments, loseAfterOrders: afterOrders };
       await follow((await api.pay(body)).id, setRun);
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : String(caught));
     }
   };
   const row = run?.rows[0];
-
   return (
     <section class="explorer" aria-labelledby="explorer-title">
       <h2 id="explorer-title">Payment explorer</h2>
-      <form onSubmit={(event) => void send(event)}>
-        <label>
-          Amount (cents, EUR)
-          <input
-            type="number"
-            min={1}
-            required
-            value={amount}
-            onInput={(e) => setAmount(Number(e.currentTarget.value))}
-          />
-        </label>
-        <label>
-          Idempotency key
-          <input value={key} required onInput={(e) => setKey(e.currentTarget.value)} />
-        </label>
-        <button type="button" onClick={() => setKey(newKey())}>
-          New key
-        </button>
-        <label class="check">
-          <input type="checkbox" checked={afterPayments} onChange={(e) => setAfterPayments(e.currentTarget.checked)} />
-          Lose the answer after payments
-        </label>
-        <label class="check">
-          <input type="checkbox" checked={afterOrders} onChange={(e) => setAfterOrders(e.currentTarget.checked)} />
-          Lose the answer after orders
-        </label>
-        <button type="submit" disabled={running || !stackUp}>
-          Send payment
-        </button>
-      </form>
+      <PaymentForm disabled={run?.state === 'running' || !stackUp} onSend={(body) => void send(body)} />
       <RunProgress run={run} error={error} />
       {run?.trace !== undefined && <Trace trace={run.trace} />}
-      {row?.diagram !== undefined && <SequenceDiagram source={row.diagram} label="Sequence diagram of the payment" />}
+      {row?.diagram !== undefined && (
+        <SequenceDiagram source={row.diagram} label="Sequence diagram of the payment" />
+      )}
     </section>
+  );
+}
+
+/** The payment to send: amount, key, and where its answer is lost (after payments by default: a retry to watch). */
+function PaymentForm({
+  disabled,
+  onSend,
+}: {
+  disabled: boolean;
+  onSend: (body: PaymentRequestBody) => void;
+}) {
+  const [amount, setAmount] = useState(1999);
+  const [key, setKey] = useState(newKey);
+  const [afterPayments, setAfterPayments] = useState(true);
+  const [afterOrders, setAfterOrders] = useState(false);
+  const submit = (event: Event): void => {
+    event.preventDefault();
+    onSend({ amount, key, loseAfterPayments: afterPayments, loseAfterOrders: afterOrders });
+  };
+  return (
+    <form onSubmit={submit}>
+      <label>
+        Amount (cents, EUR)
+        <input
+          type="number"
+          min={1}
+          required
+          value={amount}
+          onInput={(e) => setAmount(Number(e.currentTarget.value))}
+        />
+      </label>
+      <label>
+        Idempotency key
+        <input value={key} required onInput={(e) => setKey(e.currentTarget.value)} />
+      </label>
+      <button type="button" onClick={() => setKey(newKey())}>
+        New key
+      </button>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={afterPayments}
+          onChange={(e) => setAfterPayments(e.currentTarget.checked)}
+        />
+        Lose the answer after payments
+      </label>
+      <label class="check">
+        <input
+          type="checkbox"
+          checked={afterOrders}
+          onChange={(e) => setAfterOrders(e.currentTarget.checked)}
+        />
+        Lose the answer after orders
+      </label>
+      <button type="submit" disabled={disabled}>
+        Send payment
+      </button>
+    </form>
   );
 }
 
@@ -75,58 +104,13 @@ function Trace({ trace }: { trace: PaymentTrace }) {
         {trace.answer.code !== undefined && ` ${trace.answer.code}`}
         {trace.answer.replayed && ' (replayed)'}
       </p>
-      <table>
-        <caption>Attempts per hop (the services' journals)</caption>
-        <thead>
-          <tr>
-            <th scope="col">at</th>
-            <th scope="col">service</th>
-            <th scope="col">route</th>
-            <th scope="col">answer</th>
-            <th scope="col">took</th>
-          </tr>
-        </thead>
-        <tbody>
-          {trace.attempts.map((attempt, i) => (
-            <tr key={i} data-service={attempt.service}>
-              <td>+{attempt.atMs} ms</td>
-              <th scope="row">{attempt.service}</th>
-              <td>POST {attempt.route}</td>
-              <td>
-                {attempt.status === 'aborted' ? 'answer lost' : attempt.status}
-                {attempt.replayed && ' replayed'}
-              </td>
-              <td>{attempt.durationMs} ms</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      <table>
-        <caption>The key's record, per attempt (the coordinators' spans)</caption>
-        <thead>
-          <tr>
-            <th scope="col">service</th>
-            <th scope="col">store</th>
-            <th scope="col">before</th>
-            <th scope="col">after</th>
-          </tr>
-        </thead>
-        <tbody>
-          {trace.records.map((record, i) => (
-            <tr key={i}>
-              <th scope="row">{record.service}</th>
-              <td>{record.store}</td>
-              <td>{record.before}</td>
-              <td>{record.after}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+      <Attempts attempts={trace.attempts} />
+      <Records records={trace.records} />
       <table>
         <caption>The order in PostgreSQL (through the gateway)</caption>
         <thead>
           <tr>
-            <th scope="col" />
+            <th scope="col">when</th>
             <th scope="col">status</th>
             <th scope="col">paid / amount</th>
             <th scope="col">payments</th>
@@ -142,6 +126,63 @@ function Trace({ trace }: { trace: PaymentTrace }) {
         {trace.charges.map((c) => ` ${c.id} (${c.amount} ${c.currency})`).join(',')}
       </p>
     </div>
+  );
+}
+
+function Attempts({ attempts }: { attempts: PaymentTrace['attempts'] }) {
+  return (
+    <table>
+      <caption>Attempts per hop (the services' journals)</caption>
+      <thead>
+        <tr>
+          <th scope="col">at</th>
+          <th scope="col">service</th>
+          <th scope="col">route</th>
+          <th scope="col">answer</th>
+          <th scope="col">took</th>
+        </tr>
+      </thead>
+      <tbody>
+        {attempts.map((attempt, i) => (
+          <tr key={i} data-service={attempt.service}>
+            <td>+{attempt.atMs} ms</td>
+            <th scope="row">{attempt.service}</th>
+            <td>POST {attempt.route}</td>
+            <td>
+              {attempt.status === 'aborted' ? 'answer lost' : attempt.status}
+              {attempt.replayed && ' replayed'}
+            </td>
+            <td>{attempt.durationMs} ms</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
+  );
+}
+
+function Records({ records }: { records: PaymentTrace['records'] }) {
+  return (
+    <table>
+      <caption>The key's record, per attempt (the coordinators' spans)</caption>
+      <thead>
+        <tr>
+          <th scope="col">service</th>
+          <th scope="col">store</th>
+          <th scope="col">before</th>
+          <th scope="col">after</th>
+        </tr>
+      </thead>
+      <tbody>
+        {records.map((record, i) => (
+          <tr key={i}>
+            <th scope="row">{record.service}</th>
+            <td>{record.store}</td>
+            <td>{record.before}</td>
+            <td>{record.after}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 

@@ -12,15 +12,14 @@ export function ScenarioPanel({ scenario, stackUp }: { scenario: ScenarioView; s
   const start = async (row?: number): Promise<void> => {
     setError(undefined);
     try {
-      const { id } = await api.run(row === undefined ? { scenario: scenario.name } : { scenario: scenario.name, row });
+      const { id } = await api.run(
+        row === undefined ? { scenario: scenario.name } : { scenario: scenario.name, row },
+      );
       await follow(id, setRun);
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : String(caught));
     }
   };
-  const rowOf = (design: string): RowView | undefined =>
-    run?.scenario === scenario.name ? run.rows.find((r) => r.design === design) : undefined;
-
   return (
     <section class="scenario" aria-labelledby={`title-${scenario.name}`}>
       <h2 id={`title-${scenario.name}`}>
@@ -33,54 +32,12 @@ export function ScenarioPanel({ scenario, stackUp }: { scenario: ScenarioView; s
         </button>
       </div>
       <RunProgress run={run} error={error} />
-      <table>
-        <caption>Measured beside expected</caption>
-        <thead>
-          <tr>
-            <th scope="col">{scenario.columns[0]}</th>
-            {scenario.columns.slice(1).map((column) => (
-              <th scope="col" key={column}>
-                {column}
-              </th>
-            ))}
-            <th scope="col">
-              <span class="sr-only">Run</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {scenario.rows.map((design, index) => {
-            const row = rowOf(design.design);
-            return (
-              <tr key={design.design} class={row?.state ?? ''}>
-                <th scope="row">{design.design}</th>
-                {design.expected.map((expected, i) => {
-                  const measured = row?.measured?.[i + 1];
-                  const ok = measured === undefined || measured === expected;
-                  return (
-                    <td key={i} data-column={scenario.columns[i + 1]} class={ok ? '' : 'mismatch'}>
-                      <span class="measured" data-measured={measured ?? ''}>
-                        {measured ?? (row?.state === 'running' ? '…' : '–')}
-                      </span>{' '}
-                      <span class="expected">expected {expected}</span>
-                    </td>
-                  );
-                })}
-                <td>
-                  <button
-                    type="button"
-                    aria-label={`Run ${scenario.name}: ${design.design}`}
-                    disabled={running || !stackUp}
-                    onClick={() => void start(index)}
-                  >
-                    Run
-                  </button>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <ResultsTable
+        scenario={scenario}
+        run={run}
+        disabled={running || !stackUp}
+        onRun={(row) => void start(row)}
+      />
       {run?.scenario === scenario.name &&
         run.rows.map((row) => (
           <div key={row.design} class="row-diagram">
@@ -89,10 +46,75 @@ export function ScenarioPanel({ scenario, stackUp }: { scenario: ScenarioView; s
             </h3>
             {row.error !== undefined && <p class="progress failed">{row.error}</p>}
             {row.diagram !== undefined && (
-              <SequenceDiagram source={row.diagram} label={`Sequence diagram of ${scenario.name}: ${row.design}`} />
+              <SequenceDiagram
+                source={row.diagram}
+                label={`Sequence diagram of ${scenario.name}: ${row.design}`}
+              />
             )}
           </div>
         ))}
     </section>
+  );
+}
+
+/** Each design's measured cells beside its expected ones, and its Run button. */
+function ResultsTable(props: {
+  scenario: ScenarioView;
+  run: RunView | undefined;
+  disabled: boolean;
+  onRun: (row: number) => void;
+}) {
+  const { scenario, run, disabled, onRun } = props;
+  const rowOf = (design: string): RowView | undefined =>
+    run?.scenario === scenario.name ? run.rows.find((r) => r.design === design) : undefined;
+  return (
+    <table>
+      <caption>Measured beside expected</caption>
+      <thead>
+        <tr>
+          <th scope="col">{scenario.columns[0]}</th>
+          {scenario.columns.slice(1).map((column) => (
+            <th scope="col" key={column}>
+              {column}
+            </th>
+          ))}
+          <th scope="col">
+            <span class="sr-only">Run</span>
+          </th>
+        </tr>
+      </thead>
+      <tbody>
+        {scenario.rows.map((design, index) => {
+          const row = rowOf(design.design);
+          return (
+            <tr key={design.design} class={row?.state ?? ''}>
+              <th scope="row">{design.design}</th>
+              {design.expected.map((expected, i) => {
+                const measured = row?.measured?.[i + 1];
+                const ok = measured === undefined || measured === expected;
+                return (
+                  <td key={i} data-column={scenario.columns[i + 1]} class={ok ? '' : 'mismatch'}>
+                    <span class="measured" data-measured={measured ?? ''}>
+                      {measured ?? (row?.state === 'running' ? '…' : '–')}
+                    </span>{' '}
+                    <span class="expected">expected {expected}</span>
+                  </td>
+                );
+              })}
+              <td>
+                <button
+                  type="button"
+                  aria-label={`Run ${scenario.name}: ${design.design}`}
+                  disabled={disabled}
+                  onClick={() => onRun(index)}
+                >
+                  Run
+                </button>
+              </td>
+            </tr>
+          );
+        })}
+      </tbody>
+    </table>
   );
 }
