@@ -138,7 +138,11 @@ function consoleBoundary(fromRel, source, target) {
     if (target.rel?.replace(/\.js$/, '.ts') === CONSOLE_PAGE_SHARED) return undefined;
     return `the console's page imports only its own files and ${CONSOLE_PAGE_SHARED} (the API's types)`;
   }
-  if (target.name?.startsWith('@retry-safe/') && target.dir !== 'apps/console' && !CONSOLE_MAY_USE.includes(target.name))
+  if (
+    target.name?.startsWith('@retry-safe/') &&
+    target.dir !== 'apps/console' &&
+    !CONSOLE_MAY_USE.includes(target.name)
+  )
     return `the console reads what the services publish: of the workspace it may use ${CONSOLE_MAY_USE.join(', ')}, not ${target.specifier ?? target.name}`;
   return undefined;
 }
