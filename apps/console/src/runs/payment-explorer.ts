@@ -4,6 +4,7 @@
  * (`/__requests`), the provider's ledger, the order through the gateway, and the coordinators' spans.
  */
 import {
+  LOSE_ANSWER_ONCE,
   defineScenario,
   type HttpResult,
   type JournalEntry,
@@ -69,15 +70,11 @@ async function pay(
   const orderBefore = orderView(await ctx.readOrder(orderId));
   if (body.loseAfterPayments) {
     ctx.step("payments' answer to orders will be lost once");
-    await ctx.target.setFaults('payments', [
-      { method: 'POST', path: '/v1/payments', at: 'after-handler', action: 'drop', times: 1 },
-    ]);
+    await ctx.target.setFaults('payments', [LOSE_ANSWER_ONCE.payments]);
   }
   if (body.loseAfterOrders) {
     ctx.step("orders' answer to the gateway will be lost once");
-    await ctx.target.setFaults('orders', [
-      { method: 'POST', path: '/v1/orders/*/payments', at: 'after-handler', action: 'drop', times: 1 },
-    ]);
+    await ctx.target.setFaults('orders', [LOSE_ANSWER_ONCE.orders]);
   }
   ctx.step(`paying ${body.amount} EUR with key ${body.key}`);
   // The order's creation ran the orders' coordinator too: only the spans from here on are the payment's.

@@ -1,4 +1,5 @@
 /** The payment explorer: one payment of your own, its answer lost where you say, and its trace hop by hop. */
+import type { ComponentChildren } from 'preact';
 import { useState } from 'preact/hooks';
 import {
   api,
@@ -73,22 +74,8 @@ function PaymentForm({
       <button type="button" onClick={() => setKey(newKey())}>
         New key
       </button>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={afterPayments}
-          onChange={(e) => setAfterPayments(e.currentTarget.checked)}
-        />
-        Lose the answer after payments
-      </label>
-      <label class="check">
-        <input
-          type="checkbox"
-          checked={afterOrders}
-          onChange={(e) => setAfterOrders(e.currentTarget.checked)}
-        />
-        Lose the answer after orders
-      </label>
+      <Toggle label="Lose the answer after payments" checked={afterPayments} onChange={setAfterPayments} />
+      <Toggle label="Lose the answer after orders" checked={afterOrders} onChange={setAfterOrders} />
       <button type="submit" disabled={disabled}>
         Send payment
       </button>
@@ -106,21 +93,13 @@ function Trace({ trace }: { trace: PaymentTrace }) {
       </p>
       <Attempts attempts={trace.attempts} />
       <Records records={trace.records} />
-      <table>
-        <caption>The order in PostgreSQL (through the gateway)</caption>
-        <thead>
-          <tr>
-            <th scope="col">when</th>
-            <th scope="col">status</th>
-            <th scope="col">paid / amount</th>
-            <th scope="col">payments</th>
-          </tr>
-        </thead>
-        <tbody>
-          <OrderRow label="before" order={trace.orderBefore} />
-          <OrderRow label="after" order={trace.orderAfter} />
-        </tbody>
-      </table>
+      <Table
+        caption="The order in PostgreSQL (through the gateway)"
+        columns={['when', 'status', 'paid / amount', 'payments']}
+      >
+        <OrderRow label="before" order={trace.orderBefore} />
+        <OrderRow label="after" order={trace.orderAfter} />
+      </Table>
       <p>
         Provider charges for this key: <strong data-testid="charges">{trace.charges.length}</strong>
         {trace.charges.map((c) => ` ${c.id} (${c.amount} ${c.currency})`).join(',')}
@@ -131,58 +110,41 @@ function Trace({ trace }: { trace: PaymentTrace }) {
 
 function Attempts({ attempts }: { attempts: PaymentTrace['attempts'] }) {
   return (
-    <table>
-      <caption>Attempts per hop (the services' journals)</caption>
-      <thead>
-        <tr>
-          <th scope="col">at</th>
-          <th scope="col">service</th>
-          <th scope="col">route</th>
-          <th scope="col">answer</th>
-          <th scope="col">took</th>
+    <Table
+      caption="Attempts per hop (the services' journals)"
+      columns={['at', 'service', 'route', 'answer', 'took']}
+    >
+      {attempts.map((attempt, i) => (
+        <tr key={i} data-service={attempt.service}>
+          <td>+{attempt.atMs} ms</td>
+          <th scope="row">{attempt.service}</th>
+          <td>POST {attempt.route}</td>
+          <td>
+            {attempt.status === 'aborted' ? 'answer lost' : attempt.status}
+            {attempt.replayed && ' replayed'}
+          </td>
+          <td>{attempt.durationMs} ms</td>
         </tr>
-      </thead>
-      <tbody>
-        {attempts.map((attempt, i) => (
-          <tr key={i} data-service={attempt.service}>
-            <td>+{attempt.atMs} ms</td>
-            <th scope="row">{attempt.service}</th>
-            <td>POST {attempt.route}</td>
-            <td>
-              {attempt.status === 'aborted' ? 'answer lost' : attempt.status}
-              {attempt.replayed && ' replayed'}
-            </td>
-            <td>{attempt.durationMs} ms</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }
 
 function Records({ records }: { records: PaymentTrace['records'] }) {
   return (
-    <table>
-      <caption>The key's record, per attempt (the coordinators' spans)</caption>
-      <thead>
-        <tr>
-          <th scope="col">service</th>
-          <th scope="col">store</th>
-          <th scope="col">before</th>
-          <th scope="col">after</th>
+    <Table
+      caption="The key's record, per attempt (the coordinators' spans)"
+      columns={['service', 'store', 'before', 'after']}
+    >
+      {records.map((record, i) => (
+        <tr key={i}>
+          <th scope="row">{record.service}</th>
+          <td>{record.store}</td>
+          <td>{record.before}</td>
+          <td>{record.after}</td>
         </tr>
-      </thead>
-      <tbody>
-        {records.map((record, i) => (
-          <tr key={i}>
-            <th scope="row">{record.service}</th>
-            <td>{record.store}</td>
-            <td>{record.before}</td>
-            <td>{record.after}</td>
-          </tr>
-        ))}
-      </tbody>
-    </table>
+      ))}
+    </Table>
   );
 }
 
@@ -196,5 +158,46 @@ function OrderRow({ label, order }: { label: string; order: OrderView }) {
       </td>
       <td>{order.payments}</td>
     </tr>
+  );
+}
+
+/** A table with a caption and a header row; its rows are the children. */
+function Table({
+  caption,
+  columns,
+  children,
+}: {
+  caption: string;
+  columns: string[];
+  children: ComponentChildren;
+}) {
+  return (
+    <table>
+      <caption>{caption}</caption>
+      <thead>
+        <tr>
+          {columns.map((column) => (
+            <th scope="col" key={column}>
+              {column}
+            </th>
+          ))}
+        </tr>
+      </thead>
+      <tbody>{children}</tbody>
+    </table>
+  );
+}
+
+/** A labelled checkbox. */
+function Toggle(props: { label: string; checked: boolean; onChange: (checked: boolean) => void }) {
+  return (
+    <label class="check">
+      <input
+        type="checkbox"
+        checked={props.checked}
+        onChange={(e) => props.onChange(e.currentTarget.checked)}
+      />
+      {props.label}
+    </label>
   );
 }
