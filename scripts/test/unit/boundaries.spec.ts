@@ -194,7 +194,7 @@ tester.run('retry-safe/boundaries', plugin.rules.boundaries, {
     refused(
       'apps/console/web/src/x.ts',
       "import { send } from '@retry-safe/scenarios';",
-      'runs in a browser',
+      'imports only its own files',
     ),
   ],
 });
