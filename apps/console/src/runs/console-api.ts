@@ -1,6 +1,6 @@
 /**
- * The console's own API, as the page reads it: plain types, no code, so the page (bundled for the browser) and the
- * server share them without the page importing anything of Node's.
+ * The console's own API, as the page reads it: types and two `as const` state objects, nothing of Node's, so the
+ * page (bundled for the browser) and the server share one definition of what crosses the wire.
  */
 
 /** Where the console's stack is. */
