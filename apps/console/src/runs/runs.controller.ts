@@ -4,9 +4,12 @@ import { StackService } from '../stack/stack.service.js';
 import type { RunView, ScenarioView, StatusView } from './console-api.js';
 import { RunsService } from './runs.service.js';
 
+/** A scenario's name, or `explorer`. */
+export const ScenarioName = z.string().regex(/^[a-z0-9-]{1,64}$/, 'a scenario name, e.g. chain');
+
 /** `POST /api/runs`. */
 export const RunBody = z.strictObject({
-  scenario: z.string().min(1).max(64),
+  scenario: ScenarioName,
   row: z.number().int().min(0).max(100).optional(),
 });
 
@@ -57,6 +60,12 @@ export class RunsController {
   @HttpCode(202)
   pay(@Body({ schema: PaymentBody }) body: z.infer<typeof PaymentBody>): { id: string } {
     return { id: this.runs.startPayment(body) };
+  }
+
+  /** The newest run of a scenario (`explorer`: of the explorer), or none: what a page opened again shows. */
+  @Get('scenarios/:name/latest-run')
+  latest(@Param('name', { schema: ScenarioName }) name: string): { run: RunView | null } {
+    return { run: this.runs.latest(name) ?? null };
   }
 
   /** A run: its rows (measured beside expected), its diagrams as they grow, its steps. */

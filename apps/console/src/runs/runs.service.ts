@@ -80,6 +80,12 @@ export class RunsService {
     return this.start(scenario as Scenario<unknown>, [0]);
   }
 
+  /** The newest run of `scenario` (`explorer` for the explorer's payments), so a page opened again shows it. */
+  latest(scenario: string): RunView | undefined {
+    const newest = [...this.runs.values()].findLast((run) => run.scenario === scenario);
+    return newest === undefined ? undefined : this.view(newest.id);
+  }
+
   /** `GET /api/runs/{id}`. */
   view(id: string): RunView {
     const run = this.runs.get(id);

@@ -28,7 +28,19 @@ export const api = {
   pay: (request: PaymentRequestBody) =>
     call<{ id: string }>('/api/payments', { method: 'POST', body: request }),
   view: (id: string) => call<RunView>(`/api/runs/${id}`),
+  latest: (scenario: string) => call<{ run: RunView | null }>(`/api/scenarios/${scenario}/latest-run`),
 };
+
+/**
+ * The newest run of `scenario` to `onView`, followed while it runs: a screen opened again (another scenario was
+ * looked at meanwhile) shows where its run is.
+ */
+export async function resume(scenario: string, onView: (view: RunView) => void): Promise<void> {
+  const { run } = await api.latest(scenario);
+  if (run === null) return;
+  onView(run);
+  if (run.state === 'running') await follow(run.id, onView);
+}
 
 /** Polls a run every 250 ms, handing each view to `onView`, until it is no longer running. */
 export async function follow(id: string, onView: (view: RunView) => void): Promise<RunView> {

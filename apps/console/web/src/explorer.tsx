@@ -1,9 +1,10 @@
 /** The payment explorer: one payment of your own, its answer lost where you say, and its trace hop by hop. */
 import type { ComponentChildren } from 'preact';
-import { useState } from 'preact/hooks';
+import { useEffect, useState } from 'preact/hooks';
 import {
   api,
   follow,
+  resume,
   type OrderView,
   type PaymentRequestBody,
   type PaymentTrace,
@@ -17,6 +18,9 @@ const newKey = (): string => `explorer-${Math.random().toString(36).slice(2, 10)
 export function Explorer({ stackUp }: { stackUp: boolean }) {
   const [run, setRun] = useState<RunView | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
+  useEffect(() => {
+    resume('explorer', setRun).catch((e: unknown) => setError(String(e)));
+  }, []);
   const send = async (body: PaymentRequestBody): Promise<void> => {
     setError(undefined);
     try {

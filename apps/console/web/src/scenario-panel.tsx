@@ -1,6 +1,6 @@
 /** One scenario: its question, its designs (Run one or all), the table measured beside expected, the diagrams. */
-import { useState } from 'preact/hooks';
-import { api, follow, type RowView, type RunView, type ScenarioView } from './api.js';
+import { useEffect, useState } from 'preact/hooks';
+import { api, follow, resume, type RowView, type RunView, type ScenarioView } from './api.js';
 import { RunProgress } from './run-progress.js';
 import { SequenceDiagram } from './sequence-diagram.js';
 
@@ -8,6 +8,9 @@ export function ScenarioPanel({ scenario, stackUp }: { scenario: ScenarioView; s
   const [run, setRun] = useState<RunView | undefined>(undefined);
   const [error, setError] = useState<string | undefined>(undefined);
   const running = run?.state === 'running';
+  useEffect(() => {
+    resume(scenario.name, setRun).catch((e: unknown) => setError(String(e)));
+  }, [scenario.name]);
 
   const start = async (row?: number): Promise<void> => {
     setError(undefined);
