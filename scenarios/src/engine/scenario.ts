@@ -90,6 +90,13 @@ export interface RunOptions {
   onStep?: (line: string) => void;
   /** Draw the row's sequence diagram (reads every journal). @default true */
   diagram?: boolean;
+  /**
+   * Receives the row's diagram as it grows, while its steps run (the journals read every {@link watchMs}): a page
+   * draws the requests as they happen. Only a diagram that changed is reported.
+   */
+  onDiagram?: (diagram: string) => void;
+  /** How often {@link onDiagram} reads the journals. @default 250 */
+  watchMs?: number;
 }
 
 /** Why `scenario` cannot run on `target`, or `undefined` when it can. */
@@ -138,11 +145,14 @@ export async function runRow<D>(
     (message) => options.onStep?.(`[${scenario.name}] ${row.design}: ${message}`),
     kept,
   );
-  const { cells, data } = await row.run(ctx);
+  const draw = (): Promise<string> => drawDiagram(target, calls, notes, setup, kept);
+  const stopWatching = options.onDiagram === undefined ? undefined : watch(draw, options);
+  const { cells, data } = await row.run(ctx).finally(() => stopWatching?.());
   const measured = [row.design, ...cells];
   const matches = measured.length === expected.length && measured.every((cell, i) => cell === expected[i]);
   let diagram: string | undefined;
-  if (options.diagram ?? true) diagram = await drawDiagram(target, calls, notes, setup, kept);
+  if (options.diagram ?? true) diagram = await draw();
+  if (diagram !== undefined) options.onDiagram?.(diagram);
   return {
     design: row.design,
     expected,
@@ -170,6 +180,24 @@ export async function runScenario(
     columns: scenario.columns,
     rows,
     matches: rows.every((row) => row.matches),
+  };
+}
+
+/** Reports the diagram every `watchMs` while it changes; returns the stop. A journal that cannot be read is skipped. */
+function watch(draw: () => Promise<string>, options: RunOptions): () => void {
+  let last = '';
+  let stopped = false;
+  const tick = async (): Promise<void> => {
+    // A service a step killed answers nothing until it is back: that moment is simply not drawn.
+    const diagram = await draw().catch(() => last);
+    if (!stopped && diagram !== last) options.onDiagram?.(diagram);
+    last = diagram;
+    if (!stopped) timer = setTimeout(() => void tick(), options.watchMs ?? 250);
+  };
+  let timer = setTimeout(() => void tick(), options.watchMs ?? 250);
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
   };
 }
 

@@ -23,6 +23,15 @@ tester.run('retry-safe/boundaries', plugin.rules.boundaries, {
   valid: [
     { filename: at('apps/gateway/src/app.module.ts'), code: "import { X } from './config/x.js';" },
     {
+      filename: at('apps/console/src/main.ts'),
+      code: "import { startDemoStack } from '@retry-safe/scenarios';",
+    },
+    { filename: at('apps/console/web/src/app.tsx'), code: "import { useState } from 'preact/hooks';" },
+    {
+      filename: at('apps/console/web/src/api.ts'),
+      code: "import type { RunView } from '../../src/runs/console-api.js';",
+    },
+    {
       filename: at('apps/orders/src/main.ts'),
       code: "import { HttpClient } from '@retry-safe/http-client';",
     },
@@ -170,6 +179,22 @@ tester.run('retry-safe/boundaries', plugin.rules.boundaries, {
       'apps/provider-sim/src/x.ts',
       "import '../../../packages/http-client/src/index.js';",
       'not @retry-safe/http-client',
+    ),
+    refused(
+      'apps/console/src/x.ts',
+      "import { IdempotencyCoordinator } from '@retry-safe/idempotency';",
+      'the console reads what the services publish',
+    ),
+    refused('apps/console/web/src/x.ts', "import { readFile } from 'node:fs';", 'runs in a browser'),
+    refused(
+      'apps/console/web/src/x.ts',
+      "import { RunsService } from '../../src/runs/runs.service.js';",
+      "the console's page imports only its own files",
+    ),
+    refused(
+      'apps/console/web/src/x.ts',
+      "import { send } from '@retry-safe/scenarios';",
+      'imports only its own files',
     ),
   ],
 });
