@@ -1,14 +1,8 @@
-import { createServer, type IncomingMessage, type RequestListener, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { applyServerLimits, type ServerLimits } from '../server-limits.js';
+import { SideListener } from '../side-listener.js';
 
 /** Where the `/__*` routes are served when they have a listener of their own (`ADMIN_HOST`, `ADMIN_PORT`). */
 export interface AdminListenerOptions {
@@ -40,18 +34,14 @@ export function arrivedOnAdminListener(req: IncomingMessage): boolean {
  * app drains).
  */
 @Injectable()
-export class AdminListener implements OnApplicationBootstrap, OnApplicationShutdown {
+export class AdminListener extends SideListener implements OnApplicationBootstrap {
   private readonly logger = new Logger('admin');
-  private server: Server | undefined;
 
   constructor(
     private readonly adapterHost: HttpAdapterHost,
     @Inject(ADMIN_LISTENER_OPTIONS) private readonly options: AdminListenerOptions,
-  ) {}
-
-  /** The port it listens on (useful with port 0). */
-  get port(): number | undefined {
-    return (this.server?.address() as AddressInfo | null)?.port;
+  ) {
+    super();
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -61,20 +51,6 @@ export class AdminListener implements OnApplicationBootstrap, OnApplicationShutd
       app(req, res);
     });
     if (this.options.serverLimits !== undefined) applyServerLimits(server, this.options.serverLimits);
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, this.options.host, () => resolve());
-    });
-    this.server = server;
-    this.logger.log({ msg: 'admin listening', host: this.options.host, port: this.port });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    const server = this.server;
-    if (server === undefined) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await this.open(server, this.options, this.logger, 'admin listening');
   }
 }
