@@ -11,6 +11,8 @@ export interface DeploymentView {
   /** The app's port variable and value, and where the `/__*` routes listen when not on that port. */
   readonly port?: { readonly variable: string; readonly value: number };
   readonly adminListener?: { readonly host: string; readonly port: number } | undefined;
+  /** `METRICS_PORT`, when `/metrics` has a listener of its own. */
+  readonly metricsPort?: number | undefined;
   readonly faultsEnabled: boolean;
   readonly adminToken: string | undefined;
   readonly serverLimits: ServerLimits;
@@ -43,7 +45,7 @@ export function isDemo(env: Record<string, string | undefined>): boolean {
 /**
  * What an environment that each variable's own schema accepted may still not do, as `[variable, message]` pairs:
  * - `REQUEST_TIMEOUT_MS` under `HEADERS_TIMEOUT_MS` (Node refuses it);
- * - `ADMIN_PORT` equal to the app's port (the admin listener would not start);
+ * - `ADMIN_PORT` equal to the app's port or to `METRICS_PORT` (the admin listener would not start);
  * - `FAULTS_ENABLED=true` with the `/__*` routes on an interface that is not loopback (`ADMIN_HOST` with an admin
  *   listener, else `HOST`) without `ADMIN_TOKEN` (the routes can switch idempotency off for every tenant);
  * - in production ({@link isProduction}), declared a demo or not: `FAULTS_ENABLED=true` at all;
@@ -58,6 +60,9 @@ export function deploymentProblems(view: DeploymentView): Array<readonly [string
   const admin = view.adminListener;
   if (admin !== undefined && view.port !== undefined && admin.port === view.port.value && admin.port !== 0) {
     problems.push(['ADMIN_PORT', `must differ from ${view.port.variable} (${view.port.value})`]);
+  }
+  if (admin !== undefined && admin.port !== 0 && admin.port === view.metricsPort) {
+    problems.push(['ADMIN_PORT', `must differ from METRICS_PORT (${admin.port})`]);
   }
   const adminHost = admin === undefined ? 'HOST' : 'ADMIN_HOST';
   const adminAddress = admin?.host ?? view.host;

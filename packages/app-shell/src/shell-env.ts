@@ -102,6 +102,7 @@ export function configLoader<A extends object, P extends string, S extends z.Zod
       host: shell.host,
       port: { variable: options.portVariable, value: e[options.portVariable] },
       adminListener: shell.adminListener,
+      metricsPort: shell.metricsListener?.port,
       faultsEnabled: shell.faultsEnabled,
       adminToken: shell.adminToken,
       serverLimits: shell.serverLimits,

@@ -53,6 +53,13 @@ describe('deploymentProblems', () => {
     expect(deploymentProblems(view({}, { ...open, adminToken: 'x'.repeat(32) }))).toEqual([]);
   });
 
+  it('refuses ADMIN_PORT equal to METRICS_PORT', () => {
+    const same = { adminListener: { host: '127.0.0.1', port: 9400 }, metricsPort: 9400 };
+    expect(deploymentProblems(view({}, same))).toEqual([
+      ['ADMIN_PORT', 'must differ from METRICS_PORT (9400)'],
+    ]);
+  });
+
   it('refuses ADMIN_PORT equal to the app port', () => {
     const same = {
       adminListener: { host: '127.0.0.1', port: 3000 },
