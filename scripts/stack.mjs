@@ -221,7 +221,7 @@ async function announce() {
     [
       'stack: ready',
       ...services.map((service) => `  ${service.name.padEnd(width)}  ${local(service.port)}`),
-      `  faults    ${shared.FAULTS_ENABLED === 'true' ? 'on (/__faults on every service)' : 'off'}`,
+      `  faults    ${shared.FAULTS_ENABLED === 'true' ? "on (/__faults on every service; the gateway's on its admin listener, http://127.0.0.1:9401)" : 'off'}`,
       '  tenants   Authorization: Bearer demo-token-tenant-a | demo-token-tenant-b',
       'Ctrl-C stops everything.',
     ].join('\n'),

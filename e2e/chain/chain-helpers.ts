@@ -1,4 +1,5 @@
 /** What the chain suites share: the Redis record of a payment of tenant a, and its state. */
+import { idempotencyKeyDigest } from '@retry-safe/contracts';
 import { waitFor } from '@retry-safe/testing';
 import type { Redis } from 'ioredis';
 import { DEMO_TENANTS, type Stack } from '@retry-safe/scenarios';
@@ -38,18 +39,22 @@ export async function recordState(
 export interface JournalEntry {
   service: string;
   route: string;
-  idempotencyKey?: string;
+  idempotencyKeyDigest?: string;
   startedAt: number;
   endedAt: number;
   status: number | 'aborted';
 }
 
-/** The journal entries of `baseUrl` whose `Idempotency-Key` header holds `key` (quoted or bare). */
-export async function journalOf(baseUrl: string, key: string): Promise<JournalEntry[]> {
-  const res = await fetch(`${baseUrl}/__requests`);
-  if (res.status !== 200) throw new Error(`GET ${baseUrl}/__requests answered ${res.status}`);
+/**
+ * The journal entries of the service at `adminUrl` (its admin base URL) for `key` (quoted or bare): a journal keeps
+ * only `idempotencyKeyDigest` of the key, so the key is compared by its digest.
+ */
+export async function journalOf(adminUrl: string, key: string): Promise<JournalEntry[]> {
+  const res = await fetch(`${adminUrl}/__requests`);
+  if (res.status !== 200) throw new Error(`GET ${adminUrl}/__requests answered ${res.status}`);
   const { requests } = (await res.json()) as { requests: JournalEntry[] };
-  return requests.filter((entry) => entry.idempotencyKey?.includes(key) === true);
+  const digest = idempotencyKeyDigest(key);
+  return requests.filter((entry) => entry.idempotencyKeyDigest === digest);
 }
 
 /** Resolves once tenant a's record for `key` holds a completed result (the charge finished and was stored). */

@@ -1,6 +1,6 @@
 /**
- * docker-compose.yml with docker-compose.scenarios.yml (fault injection on, every service on 127.0.0.1): `pnpm
- * scenarios` against the containers prints every table exactly as `pnpm demo` does; a duplicate of a running
+ * docker-compose.yml with docker-compose.scenarios.yml (fault injection on, its demo ADMIN_TOKEN, every port
+ * published on 127.0.0.1, the gateway's /__* routes on its admin listener): `pnpm scenarios` against the containers prints every table exactly as `pnpm demo` does; a duplicate of a running
  * payment gets 409 with `Retry-After`; `docker compose stop` while a charge is inside the provider call lets it
  * finish (the drain) and the replay after `start` is the same Charge.
  */
@@ -72,6 +72,7 @@ describe('docker compose up with the scenarios override', () => {
   it('pnpm scenarios against the containers prints every table as pnpm demo prints it', async () => {
     const env = {
       ...process.env,
+      ADMIN_TOKEN: PUBLISHED_URLS.adminToken,
       REDIS_STOP_CMD: await project.commandLine(['stop', 'redis']),
       REDIS_START_CMD: await project.commandLine(['start', 'redis']),
     };

@@ -1,8 +1,10 @@
 /**
  * Nothing demo reaches production, and no admin route is open: with `NODE_ENV=production` a service refuses to
  * start, naming the variable, when a secret is unset or one of the published demo values (`DEMO_SECRETS`), or
- * when `FAULTS_ENABLED=true`; `RETRY_SAFE_DEMO=1` declares a demo, which starts and says so loudly. Off loopback,
- * `FAULTS_ENABLED=true` needs `ADMIN_TOKEN`, and then every `/__*` route (and provider-sim's ledger reset) demands it.
+ * when `FAULTS_ENABLED=true` (demo or not); `RETRY_SAFE_DEMO=1` declares a demo, which starts on the demo secrets
+ * and says so loudly. The gateway's public listener never serves `/__*` (its admin listener, on loopback, does);
+ * off loopback `FAULTS_ENABLED=true` needs `ADMIN_TOKEN`, and then every `/__*` route demands it, as provider-sim's
+ * ledger resets do whenever it is off loopback.
  */
 import { describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
@@ -84,6 +86,18 @@ describe('production: a service refuses to start on a demo or missing secret, na
       { FAULTS_ENABLED: 'true' },
       'FAULTS_ENABLED: must be false with NODE_ENV=production',
     ],
+    [
+      'provider-sim with FAULTS_ENABLED=true, declared a demo (RETRY_SAFE_DEMO=1)',
+      'provider-sim',
+      { FAULTS_ENABLED: 'true', RETRY_SAFE_DEMO: '1' },
+      'FAULTS_ENABLED: must be false with NODE_ENV=production',
+    ],
+    [
+      "provider-sim with the scenarios override's demo ADMIN_TOKEN",
+      'provider-sim',
+      { ADMIN_TOKEN: DEMO_SECRETS.adminToken },
+      'ADMIN_TOKEN: is a published demo value',
+    ],
   ])('%s: exit 1, the variable named, no secret echoed', async (_label, app, env, message) => {
     const { code, stderr } = await runToExit(app, { NODE_ENV: 'production', ...env });
     expect(code).toBe(1);
@@ -92,6 +106,7 @@ describe('production: a service refuses to start on a demo or missing secret, na
       DEMO_SECRETS.internalToken,
       DEMO_SECRETS.redisPassword,
       DEMO_SECRETS.postgresPassword,
+      DEMO_SECRETS.adminToken,
     ]) {
       expect(stderr).not.toContain(secret);
     }
@@ -140,7 +155,25 @@ function accepts(host: string, port: number): Promise<boolean> {
   });
 }
 
-describe('admin routes off loopback: FAULTS_ENABLED=true needs ADMIN_TOKEN, and every /__* route demands it', () => {
+/** What every gateway of these tests needs besides its ports. */
+const GATEWAY_ENV = {
+  INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
+  API_TOKENS: DEMO_API_TOKENS,
+  METRICS_PORT: '0',
+} as const;
+
+/** A gateway with FAULTS_ENABLED=true on `port`, `env` on top. */
+function startGateway(port: number, env: Record<string, string>) {
+  return startServiceProcess({
+    name: 'gateway-admin',
+    entry: entry('gateway'),
+    port,
+    env: { ...GATEWAY_ENV, GATEWAY_PORT: String(port), FAULTS_ENABLED: 'true', ...env },
+    healthPath: '/health/live',
+  });
+}
+
+describe('admin routes are never public: the gateway serves /__* on its admin listener only; off loopback they need ADMIN_TOKEN', () => {
   it('provider-sim on 0.0.0.0 with FAULTS_ENABLED=true and no ADMIN_TOKEN refuses to start', async () => {
     const { code, stderr } = await runToExit('provider-sim', { HOST: '0.0.0.0', FAULTS_ENABLED: 'true' });
     expect(code).toBe(1);
@@ -149,47 +182,69 @@ describe('admin routes off loopback: FAULTS_ENABLED=true needs ADMIN_TOKEN, and 
     );
   });
 
-  it('gateway on 0.0.0.0 with ADMIN_TOKEN: public on every interface, /__* 401 without the token, 200 with it', async () => {
-    const port = await freePort();
-    const gateway = await startServiceProcess({
-      name: 'gateway-admin',
-      entry: entry('gateway'),
-      port,
-      env: {
-        HOST: '0.0.0.0',
-        GATEWAY_PORT: String(port),
-        METRICS_PORT: '0',
-        FAULTS_ENABLED: 'true',
-        ADMIN_TOKEN,
-        INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
-        API_TOKENS: DEMO_API_TOKENS,
-      },
-      healthPath: '/health/live',
-    });
+  it('gateway on 0.0.0.0: its public listener answers 404 for /__*, its loopback admin listener (ADMIN_PORT) 200', async () => {
+    const [port, adminPort] = [await freePort(), await freePort()];
+    const gateway = await startGateway(port, { HOST: '0.0.0.0', ADMIN_PORT: String(adminPort) });
     try {
       const address = externalAddress();
-      if (address !== undefined) expect(await accepts(address, port)).toBe(true);
+      if (address !== undefined) {
+        expect(await accepts(address, port)).toBe(true);
+        expect(await accepts(address, adminPort)).toBe(false);
+      }
       const url = `http://127.0.0.1:${port}`;
       const tenant = { authorization: `Bearer ${DEMO_SECRETS.tenants.a.token}` };
-      const admin = { authorization: `Bearer ${ADMIN_TOKEN}` };
-      const statuses = [
-        (await fetch(`${url}/__requests`)).status,
-        (await fetch(`${url}/__requests`, { headers: tenant })).status,
-        (
-          await fetch(`${url}/__config`, {
-            method: 'PUT',
-            headers: { ...tenant, 'content-type': 'application/json' },
-            body: '{"keyMode":"regenerate"}',
-          })
-        ).status,
-        (await fetch(`${url}/__faults`, { headers: tenant })).status,
-        (await fetch(`${url}/__config`, { headers: admin })).status,
-      ];
-      expect(statuses).toEqual([401, 401, 401, 401, 200]);
-      const config = (await (await fetch(`${url}/__config`, { headers: admin })).json()) as {
-        settings: { keyMode: string };
-      };
+      const onPublic = await Promise.all([
+        fetch(`${url}/__requests`, { headers: tenant }),
+        fetch(`${url}/__config`),
+        fetch(`${url}/__faults`),
+        fetch(`${url}/__config`, {
+          method: 'PUT',
+          headers: { ...tenant, 'content-type': 'application/json' },
+          body: '{"keyMode":"regenerate"}',
+        }),
+      ]);
+      expect(onPublic.map((res) => [res.status, res.headers.get('content-type')])).toEqual(
+        onPublic.map(() => [404, expect.stringMatching(/^application\/problem\+json/)]),
+      );
+      const admin = `http://127.0.0.1:${adminPort}`;
+      const onAdmin = await Promise.all(
+        ['/__requests', '/__config', '/__faults'].map((path) => fetch(`${admin}${path}`)),
+      );
+      expect(onAdmin.map((res) => res.status)).toEqual([200, 200, 200]);
+      const config = (await (await fetch(`${admin}/__config`)).json()) as { settings: { keyMode: string } };
       expect(config.settings.keyMode).toBe('propagate');
+    } finally {
+      await gateway.kill();
+    }
+  });
+
+  it('gateway with its admin listener off loopback (ADMIN_HOST=0.0.0.0): refused without ADMIN_TOKEN; with it, /__* 401 without the token, 200 with it', async () => {
+    const refused = await runToExit('gateway', {
+      ...GATEWAY_ENV,
+      ADMIN_HOST: '0.0.0.0',
+      ADMIN_PORT: String(await freePort()),
+      FAULTS_ENABLED: 'true',
+    });
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain(
+      'ADMIN_TOKEN: is required when FAULTS_ENABLED=true and ADMIN_HOST (0.0.0.0) is not loopback',
+    );
+    const [port, adminPort] = [await freePort(), await freePort()];
+    const gateway = await startGateway(port, {
+      ADMIN_HOST: '0.0.0.0',
+      ADMIN_PORT: String(adminPort),
+      ADMIN_TOKEN,
+    });
+    try {
+      const admin = `http://127.0.0.1:${adminPort}`;
+      const tenant = { authorization: `Bearer ${DEMO_SECRETS.tenants.a.token}` };
+      const token = { authorization: `Bearer ${ADMIN_TOKEN}` };
+      expect([
+        (await fetch(`${admin}/__requests`)).status,
+        (await fetch(`${admin}/__faults`, { headers: tenant })).status,
+        (await fetch(`${admin}/__config`, { headers: token })).status,
+        (await fetch(`http://127.0.0.1:${port}/__config`, { headers: token })).status,
+      ]).toEqual([401, 401, 200, 404]);
     } finally {
       await gateway.kill();
     }
@@ -214,6 +269,27 @@ describe('admin routes off loopback: FAULTS_ENABLED=true needs ADMIN_TOKEN, and 
         (await fetch(`${url}/v1/charges`)).status,
         (await fetch(`${url}/v1/charges`, { method: 'DELETE', headers: admin })).status,
       ]).toEqual([401, 401, 401, 200, 204]);
+    } finally {
+      await provider.kill();
+    }
+  });
+
+  it('provider-sim off loopback without ADMIN_TOKEN (faults off, as in docker-compose.yml) refuses every ledger reset', async () => {
+    const port = await freePort();
+    const provider = await startServiceProcess({
+      name: 'provider-open',
+      entry: entry('provider-sim'),
+      port,
+      env: { HOST: '0.0.0.0', PROVIDER_PORT: String(port) },
+      healthPath: '/health/live',
+    });
+    try {
+      const url = `http://127.0.0.1:${port}`;
+      expect([
+        (await fetch(`${url}/v1/charges`, { method: 'DELETE' })).status,
+        (await fetch(`${url}/v1/emails`, { method: 'DELETE' })).status,
+        (await fetch(`${url}/v1/charges`)).status,
+      ]).toEqual([401, 401, 200]);
     } finally {
       await provider.kill();
     }

@@ -61,7 +61,8 @@ export function uniqueTag(): string {
 export interface ProviderRequest {
   route: string;
   method: string;
-  idempotencyKey?: string;
+  /** `idempotencyKeyDigest` of its `Idempotency-Key` (a journal never keeps the key). */
+  idempotencyKeyDigest?: string;
   startedAt: number;
   endedAt: number;
   status: number | 'aborted';
@@ -102,10 +103,11 @@ export async function startProvider(
   return {
     process: service,
     url: service.url,
-    setFaults: (rules) => putFaults(service.url, rules),
-    faults: async () => (await fetch(`${service.url}/__faults`)).json() as never,
+    setFaults: (rules) => putFaults(service.adminUrl, rules),
+    faults: async () => (await fetch(`${service.adminUrl}/__faults`)).json() as never,
     requests: async () =>
-      ((await (await fetch(`${service.url}/__requests`)).json()) as { requests: ProviderRequest[] }).requests,
+      ((await (await fetch(`${service.adminUrl}/__requests`)).json()) as { requests: ProviderRequest[] })
+        .requests,
     emails: async () => {
       const res = await fetch(`${service.url}/v1/emails`);
       if (res.status !== 200) throw new Error(`GET /v1/emails answered ${res.status}`);
@@ -173,10 +175,11 @@ export async function startWorker(settings: WorkerSettings): Promise<WorkerProce
   });
   return {
     process: service,
-    setFaults: (rules) => putFaults(service.url, rules),
+    setFaults: (rules) => putFaults(service.adminUrl, rules),
     metrics: async () => (await fetch(`${service.url}/metrics`)).text(),
     deliveries: async () =>
-      ((await (await fetch(`${service.url}/__requests`)).json()) as { requests: WorkerDelivery[] }).requests,
+      ((await (await fetch(`${service.adminUrl}/__requests`)).json()) as { requests: WorkerDelivery[] })
+        .requests,
   };
 }
 

@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import request from 'supertest';
 import { waitFor } from '@retry-safe/testing';
 import {
+  adminUrlOf,
   DEMO_INTERNAL_TOKEN,
   DEMO_TENANTS,
   startStack,
@@ -43,6 +44,7 @@ describe('log lines of a real stack', () => {
     linesSince(service).filter((line) => line['msg'] === 'request' && line['requestId'] === requestId);
 
   const gateway = () => request(stack.urls.gateway);
+  const gatewayAdmin = () => request(adminUrlOf(stack.urls, 'gateway'));
   const bearer = `Bearer ${DEMO_TENANTS.a.token}`;
   const keys: string[] = [];
   const requestIds: string[] = [];
@@ -79,7 +81,7 @@ describe('log lines of a real stack', () => {
     expect(invoice.status).toBe(202);
     deliveryId = invoice.body.deliveryId as string;
     // A line the code writes without naming a request: the settings override's warning.
-    const override = await gateway().put('/__config').send({ keyMode: 'regenerate' });
+    const override = await gatewayAdmin().put('/__config').send({ keyMode: 'regenerate' });
     expect(override.status).toBe(200);
     // In regenerate mode the gateway logs the fresh key of each attempt: it must come out redacted.
     const regenerated = await gateway()
@@ -88,7 +90,7 @@ describe('log lines of a real stack', () => {
       .set('Idempotency-Key', newKey('pay'))
       .send({ amount: 1, currency: 'EUR' });
     keys.push(regenerated.request.getHeader('Idempotency-Key') as string);
-    await gateway().put('/__config').send({});
+    await gatewayAdmin().put('/__config').send({});
     for (const res of [order, paid, replayed, reused, invoice, override, regenerated]) {
       requestIds.push(res.headers['x-request-id'] as string);
     }

@@ -9,7 +9,7 @@ import { connect } from 'node:net';
 import { randomUUID } from 'node:crypto';
 import request from 'supertest';
 import { newKey, pay } from '../support/client.js';
-import { DEMO_TENANTS } from '@retry-safe/scenarios';
+import { DEMO_TENANTS, adminUrlOf } from '@retry-safe/scenarios';
 import { useStack } from '../support/stack.js';
 
 /** An IPv4 address of this host that is not loopback, if it has one. */
@@ -75,9 +75,9 @@ describe('trust: internal services refuse callers without the internal credentia
     expect((await stack().providerCharges()).charges).toHaveLength(1);
   });
 
-  // The stack's gateway runs its scenario routes without ADMIN_TOKEN, so on 127.0.0.1; the gateway on every interface
-  // (its default) is e2e/deployment's.
-  it('internal services accept connections on 127.0.0.1 only; the gateway its /metrics not public', async () => {
+  // The stack's gateway listens on 127.0.0.1 (nothing outside needs it) and its scenario routes on its loopback admin
+  // listener; the gateway on every interface (its default) is e2e/deployment's.
+  it('internal services accept connections on 127.0.0.1 only; the gateway its /metrics and /__* not public', async () => {
     const address = externalAddress();
     const port = (url: string) => Number(new URL(url).port);
     if (address !== undefined) {
@@ -89,5 +89,7 @@ describe('trust: internal services refuse callers without the internal credentia
       expect([service, await accepts('127.0.0.1', port(stack().urls[service]))]).toEqual([service, true]);
     }
     expect((await request(stack().urls.gateway).get('/metrics')).status).toBe(404);
+    expect((await request(stack().urls.gateway).get('/__faults')).status).toBe(404);
+    expect((await request(adminUrlOf(stack().urls, 'gateway')).get('/__faults')).status).toBe(200);
   });
 });

@@ -9,6 +9,7 @@ import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { repoRoot, type StackUrls } from '@retry-safe/scenarios';
+import { DEMO_SECRETS } from '@retry-safe/contracts';
 import { waitFor } from '@retry-safe/testing';
 
 const run = promisify(execFile);
@@ -37,6 +38,9 @@ export const PUBLISHED_URLS: Required<StackUrls> = {
   payments: 'http://127.0.0.1:3002',
   provider: 'http://127.0.0.1:3003',
   worker: 'http://127.0.0.1:3004',
+  // The scenarios override's: the gateway's admin listener, published on 127.0.0.1, and its demo ADMIN_TOKEN.
+  admin: { gateway: 'http://127.0.0.1:9401' },
+  adminToken: DEMO_SECRETS.adminToken,
 };
 
 /** What `docker inspect` says of one container (the fields the suites read). */

@@ -2,11 +2,16 @@
  * Traces (issue 16): every service exports its spans to a collector in this process (real spans over OTLP/HTTP),
  * and one client action is one trace across the hops, their retries and the queue's redeliveries. The rows are
  * the shared scenario definitions (chain: payments' and orders' answers each lost once; jobs: the first
- * acknowledgement fails), so the traffic is the one the tables count.
+ * acknowledgement fails), so the traffic is the one the tables count. A client's own `traceparent` is only a link:
+ * the gateway, the public edge, starts a trace of its own (issue 24).
  */
 import { describe, expect, it } from '@jest/globals';
+import { randomBytes } from 'node:crypto';
+import request from 'supertest';
 import {
+  DEMO_TENANTS,
   chainScenario,
+  fixtureOrderBody,
   jobsScenario,
   runRow,
   stackTarget,
@@ -15,6 +20,7 @@ import {
 } from '@retry-safe/scenarios';
 import { rowOf } from '../support/scenario-rows.js';
 import type { CollectedSpan } from '@retry-safe/testing';
+import { newKey } from '../support/client.js';
 import { useStack } from '../support/stack.js';
 import { Trace, collectTrace } from '../support/traces.js';
 
@@ -44,6 +50,44 @@ async function traceOfRow<D>(
 
 describe('traces: one client action, one trace', () => {
   const stack = useStack({ traces: true, worker: true });
+
+  it("the gateway starts its own trace for a client's traceparent and keeps it as a link; the hops behind it are its children", async () => {
+    const clientTrace = randomBytes(16).toString('hex');
+    const clientSpan = randomBytes(8).toString('hex');
+    const res = await request(stack().urls.gateway)
+      .post('/v1/orders')
+      .set('Authorization', `Bearer ${DEMO_TENANTS.a.token}`)
+      .set('Idempotency-Key', newKey('traced'))
+      .set('traceparent', `00-${clientTrace}-${clientSpan}-01`)
+      .send(fixtureOrderBody('EUR'));
+    expect(res.status).toBe(201);
+
+    const linksClient = (span: CollectedSpan) =>
+      span.service === 'gateway' &&
+      span.kind === 'server' &&
+      span.links.some((link) => link.traceId === clientTrace);
+    const trace = await collectTrace(
+      stack().traces!,
+      linksClient,
+      (t) => t.of('orders', { kind: 'server' }).length > 0,
+    );
+    const [gateway] = trace.of('gateway', { kind: 'server' });
+    expect(gateway?.traceId).not.toBe(clientTrace);
+    expect([gateway?.parentSpanId, gateway?.links]).toEqual([
+      undefined,
+      [{ traceId: clientTrace, spanId: clientSpan }],
+    ]);
+    // An internal hop keeps its caller as parent: orders' server span was sent by the gateway's attempt, no link.
+    const [orders] = trace.of('orders', { kind: 'server' });
+    expect(trace.attemptThatSent(orders as CollectedSpan)).toBeDefined();
+    expect(orders?.links).toEqual([]);
+    // Nothing was recorded in the client's trace.
+    expect(
+      stack()
+        .traces!.spans()
+        .filter((span) => span.traceId === clientTrace),
+    ).toEqual([]);
+  });
 
   it('chain: a payment whose answers are lost twice is one trace: orders 2 server spans, payments 3, one charge', async () => {
     const { collector, trace } = await traceOfRow(

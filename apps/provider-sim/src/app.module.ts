@@ -20,7 +20,7 @@ export class AppModule extends shellAppModule((config: AppConfig) => ({
   problems: PROVIDER_PROBLEMS,
   requestContext: { service: 'provider', requestId: 'propagate' },
   metrics: MetricsService,
-  authenticate: new LedgerResetAuthenticator(config.adminToken),
+  authenticate: new LedgerResetAuthenticator(config.adminToken, config.host),
   settings: providerSettings(config),
   features: [ChargesModule, EmailsModule],
 })) {}

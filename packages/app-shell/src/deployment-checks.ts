@@ -8,6 +8,11 @@ export interface DeploymentView {
   /** The parsed variables: which secrets the app's schema has (`INTERNAL_TOKEN`, `REDIS_URL`, ...). */
   readonly parsed: Record<string, unknown>;
   readonly host: string;
+  /** The app's port variable and value, and where the `/__*` routes listen when not on that port. */
+  readonly port?: { readonly variable: string; readonly value: number };
+  readonly adminListener?: { readonly host: string; readonly port: number } | undefined;
+  /** `METRICS_PORT`, when `/metrics` has a listener of its own. */
+  readonly metricsPort?: number | undefined;
   readonly faultsEnabled: boolean;
   readonly adminToken: string | undefined;
   readonly serverLimits: ServerLimits;
@@ -18,12 +23,18 @@ export function isLoopback(host: string): boolean {
   return /^127\.\d+\.\d+\.\d+$/.test(host) || host === '::1' || /^::ffff:127\./i.test(host);
 }
 
-/**
- * True when the environment is a production one: `NODE_ENV=production`, unless `RETRY_SAFE_DEMO=1` declares the
- * deployment a demo (docker-compose.yml does, and every service says so loudly at start-up).
- */
+/** True when the environment is a production one: `NODE_ENV=production`, declared a demo or not. */
 export function isProduction(env: Record<string, string | undefined>): boolean {
-  return env['NODE_ENV'] === 'production' && !isDemo(env);
+  return env['NODE_ENV'] === 'production';
+}
+
+/**
+ * True when the published demo secrets are refused: in production ({@link isProduction}), unless
+ * `RETRY_SAFE_DEMO=1` declares the deployment a demo (docker-compose.yml does, and every service says so loudly at
+ * start-up). The flag lifts nothing else: the scenario routes stay refused in production.
+ */
+export function refusesDemoSecrets(env: Record<string, string | undefined>): boolean {
+  return isProduction(env) && !isDemo(env);
 }
 
 /** `RETRY_SAFE_DEMO=1` (or `true`): the published demo credentials are accepted, and the logs say so. */
@@ -34,30 +45,40 @@ export function isDemo(env: Record<string, string | undefined>): boolean {
 /**
  * What an environment that each variable's own schema accepted may still not do, as `[variable, message]` pairs:
  * - `REQUEST_TIMEOUT_MS` under `HEADERS_TIMEOUT_MS` (Node refuses it);
- * - `FAULTS_ENABLED=true` on a `HOST` that is not loopback without `ADMIN_TOKEN` (the `/__*` routes can switch
- *   idempotency off for every tenant);
- * - in production ({@link isProduction}): `FAULTS_ENABLED=true` at all, and any secret the app reads that is unset
- *   or one of the published demo values ({@link DEMO_SECRETS}): `INTERNAL_TOKEN`, `API_TOKENS`, the passwords of
- *   `REDIS_URL` (or `REDIS_CLUSTER_NODES`) and `DATABASE_URL`.
+ * - `ADMIN_PORT` equal to the app's port or to `METRICS_PORT` (the admin listener would not start);
+ * - `FAULTS_ENABLED=true` with the `/__*` routes on an interface that is not loopback (`ADMIN_HOST` with an admin
+ *   listener, else `HOST`) without `ADMIN_TOKEN` (the routes can switch idempotency off for every tenant);
+ * - in production ({@link isProduction}), declared a demo or not: `FAULTS_ENABLED=true` at all;
+ * - in production not declared a demo ({@link refusesDemoSecrets}): any secret the app reads that is unset or one
+ *   of the published demo values ({@link DEMO_SECRETS}): `INTERNAL_TOKEN`, `API_TOKENS`, `ADMIN_TOKEN`, the
+ *   passwords of `REDIS_URL` (or `REDIS_CLUSTER_NODES`) and `DATABASE_URL`.
  */
 export function deploymentProblems(view: DeploymentView): Array<readonly [string, string]> {
   const problems: Array<readonly [string, string]> = [];
   const limits = serverLimitsProblem(view.serverLimits);
   if (limits !== undefined) problems.push(['REQUEST_TIMEOUT_MS', limits]);
-  if (view.faultsEnabled && !isLoopback(view.host) && view.adminToken === undefined) {
+  const admin = view.adminListener;
+  if (admin !== undefined && view.port !== undefined && admin.port === view.port.value && admin.port !== 0) {
+    problems.push(['ADMIN_PORT', `must differ from ${view.port.variable} (${view.port.value})`]);
+  }
+  if (admin !== undefined && admin.port !== 0 && admin.port === view.metricsPort) {
+    problems.push(['ADMIN_PORT', `must differ from METRICS_PORT (${admin.port})`]);
+  }
+  const adminHost = admin === undefined ? 'HOST' : 'ADMIN_HOST';
+  const adminAddress = admin?.host ?? view.host;
+  if (view.faultsEnabled && !isLoopback(adminAddress) && view.adminToken === undefined) {
     problems.push([
       'ADMIN_TOKEN',
-      `is required when FAULTS_ENABLED=true and HOST (${view.host}) is not loopback: every /__* route then demands it`,
+      `is required when FAULTS_ENABLED=true and ${adminHost} (${adminAddress}) is not loopback: every /__* route then demands it`,
     ]);
   }
-  if (!isProduction(view.env)) return problems;
-  if (view.faultsEnabled) {
+  if (isProduction(view.env) && view.faultsEnabled) {
     problems.push([
       'FAULTS_ENABLED',
-      'must be false with NODE_ENV=production: the scenario routes inject faults and switch idempotency off',
+      'must be false with NODE_ENV=production (RETRY_SAFE_DEMO or not): the scenario routes inject faults and switch idempotency off',
     ]);
   }
-  return [...problems, ...secretProblems(view)];
+  return refusesDemoSecrets(view.env) ? [...problems, ...secretProblems(view)] : problems;
 }
 
 function secretProblems({ env, parsed }: DeploymentView): Array<readonly [string, string]> {
@@ -66,6 +87,7 @@ function secretProblems({ env, parsed }: DeploymentView): Array<readonly [string
   if ('INTERNAL_TOKEN' in parsed && parsed['INTERNAL_TOKEN'] === DEMO_SECRETS.internalToken) {
     problems.push(['INTERNAL_TOKEN', demo]);
   }
+  if (parsed['ADMIN_TOKEN'] === DEMO_SECRETS.adminToken) problems.push(['ADMIN_TOKEN', demo]);
   if ('API_TOKENS' in parsed) {
     const tokens = (env['API_TOKENS'] ?? '').split(',').map((entry) => entry.split('=', 1)[0]?.trim());
     const published = tokens.filter((token) => token !== undefined && DEMO_API_TOKEN_VALUES.includes(token));

@@ -148,11 +148,13 @@ export function envLogLevel() {
  * `OTEL_BSP_SCHEDULE_DELAY` and `TRACES_SAMPLE_RATIO` (where and how often spans are exported, and the share of
  * traces recorded; none without an endpoint), `FAULTS_ENABLED` (the scenario routes), and what one client may hold
  * ({@link ServerLimits}: `HEADERS_TIMEOUT_MS` 10000, `REQUEST_TIMEOUT_MS` 15000, `KEEP_ALIVE_TIMEOUT_MS` 5000,
- * `MAX_CONNECTIONS` 1000). Read them back with {@link shellConfigOf}.
+ * `MAX_CONNECTIONS` 1000), `ADMIN_HOST` and `ADMIN_PORT` (where the `/__*` routes are served when not on the app's
+ * port). Read them back with {@link shellConfigOf}.
  * @param defaultHost - `127.0.0.1` for internal services, `0.0.0.0` for the public edge.
  * @param defaultMetricsPort - a port of its own for `/metrics` (the public edge's); unset: the app's port.
+ * @param defaultAdminPort - a port of its own for the `/__*` routes (the public edge's); unset: the app's port.
  */
-export function shellEnv(defaultHost: string, defaultMetricsPort?: number) {
+export function shellEnv(defaultHost: string, defaultMetricsPort?: number, defaultAdminPort?: number) {
   return {
     // Tracing: spans are exported only when an endpoint is set (the telemetry hook starts the SDK either way).
     OTEL_EXPORTER_OTLP_ENDPOINT: envHttpUrl().optional(),
@@ -169,6 +171,11 @@ export function shellEnv(defaultHost: string, defaultMetricsPort?: number) {
       defaultMetricsPort === undefined
         ? envInt(0, 65_535).optional()
         : envInt(0, 65_535).default(defaultMetricsPort),
+    ADMIN_HOST: envHost().default('127.0.0.1'),
+    ADMIN_PORT:
+      defaultAdminPort === undefined
+        ? envInt(0, 65_535).optional()
+        : envInt(0, 65_535).default(defaultAdminPort),
     LOG_LEVEL: envLogLevel().default('info'),
     FAULTS_ENABLED: envBool().default(false),
     HEADERS_TIMEOUT_MS: envInt(100, 120_000).default(DEFAULT_SERVER_LIMITS.headersTimeoutMs),
@@ -188,6 +195,11 @@ export interface ShellConfig {
   readonly drainTimeoutMs: number;
   /** `METRICS_HOST` (default 127.0.0.1) and `METRICS_PORT` (0: a free port): `/metrics` off the app's port. */
   readonly metricsListener?: { readonly host: string; readonly port: number };
+  /**
+   * `ADMIN_HOST` (default 127.0.0.1) and `ADMIN_PORT` (0: a free port): the `/__*` routes on a listener of their own,
+   * and never on the app's port (the gateway's default: its port is public). Unset: on the app's port.
+   */
+  readonly adminListener?: { readonly host: string; readonly port: number };
   /** `LOG_LEVEL` (default `info`): the least severe level written. */
   readonly logLevel: LogLevel;
   /** `OTEL_EXPORTER_OTLP_ENDPOINT` (unset: no span is recorded), `OTEL_BSP_SCHEDULE_DELAY`, `TRACES_SAMPLE_RATIO`. */
@@ -214,6 +226,8 @@ export function shellConfigOf(e: {
   readonly DRAIN_TIMEOUT_MS: number;
   readonly METRICS_HOST: string;
   readonly METRICS_PORT?: number | undefined;
+  readonly ADMIN_HOST?: string;
+  readonly ADMIN_PORT?: number | undefined;
   readonly LOG_LEVEL: LogLevel;
   readonly OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
   readonly OTEL_BSP_SCHEDULE_DELAY?: number;
@@ -233,6 +247,9 @@ export function shellConfigOf(e: {
     ...(e.METRICS_PORT === undefined
       ? {}
       : { metricsListener: { host: e.METRICS_HOST, port: e.METRICS_PORT } }),
+    ...(e.ADMIN_PORT === undefined
+      ? {}
+      : { adminListener: { host: e.ADMIN_HOST ?? '127.0.0.1', port: e.ADMIN_PORT } }),
     ...(e.OTEL_EXPORTER_OTLP_ENDPOINT === undefined
       ? {}
       : {

@@ -81,6 +81,7 @@ export {
 export { HttpMetrics, type Counter, type Gauge, type Histogram } from './metrics.js';
 export { MetricsController, MetricsModule } from './metrics.module.js';
 export { MetricsListener, type MetricsListenerOptions } from './metrics-listener.js';
+export { AdminListener, arrivedOnAdminListener, type AdminListenerOptions } from './admin/admin-listener.js';
 export {
   ProblemExceptionFilter,
   describeError,

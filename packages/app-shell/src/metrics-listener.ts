@@ -1,13 +1,7 @@
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnApplicationShutdown,
-} from '@nestjs/common';
+import { createServer } from 'node:http';
+import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
 import { HttpMetrics } from './metrics.js';
+import { SideListener } from './side-listener.js';
 
 /** Where `GET /metrics` is served when it has a listener of its own (`METRICS_HOST`, `METRICS_PORT`). */
 export interface MetricsListenerOptions {
@@ -25,18 +19,14 @@ export const METRICS_LISTENER_OPTIONS = Symbol('METRICS_LISTENER_OPTIONS');
  * internals. Opened once the app is up, closed after the HTTP drain (metrics stay readable while it drains).
  */
 @Injectable()
-export class MetricsListener implements OnApplicationBootstrap, OnApplicationShutdown {
+export class MetricsListener extends SideListener implements OnApplicationBootstrap {
   private readonly logger = new Logger('metrics');
-  private server: Server | undefined;
 
   constructor(
     private readonly metrics: HttpMetrics,
     @Inject(METRICS_LISTENER_OPTIONS) private readonly options: MetricsListenerOptions,
-  ) {}
-
-  /** The port it listens on (useful with port 0). */
-  get port(): number | undefined {
-    return (this.server?.address() as AddressInfo | null)?.port;
+  ) {
+    super();
   }
 
   async onApplicationBootstrap(): Promise<void> {
@@ -50,20 +40,6 @@ export class MetricsListener implements OnApplicationBootstrap, OnApplicationShu
         () => res.writeHead(500).end(),
       );
     });
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(this.options.port, this.options.host, () => resolve());
-    });
-    this.server = server;
-    this.logger.log({ msg: 'metrics listening', host: this.options.host, port: this.port });
-  }
-
-  async onApplicationShutdown(): Promise<void> {
-    const server = this.server;
-    if (server === undefined) return;
-    await new Promise<void>((resolve) => {
-      server.close(() => resolve());
-      server.closeAllConnections();
-    });
+    await this.open(server, this.options, this.logger, 'metrics listening');
   }
 }

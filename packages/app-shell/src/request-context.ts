@@ -9,11 +9,14 @@ import {
   type NestMiddleware,
 } from '@nestjs/common';
 import { ChainHeader } from '@retry-safe/contracts/http';
+import { idempotencyKeyDigest } from '@retry-safe/contracts';
 import { parseDeadline } from '@retry-safe/http-client';
+import { parseIdempotencyKeyHeader } from '@retry-safe/idempotency';
 import type { NextFunction, Request, Response } from 'express';
 import { HttpMetrics } from './metrics.js';
 import { RequestJournal, preciseNow } from './admin/request-journal.js';
 import { withLogContext } from './logging/log-context.js';
+import { headerLinesOf } from './header-lines.js';
 
 // What a request id from upstream may look like; anything else is replaced (it ends up in logs).
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -185,18 +188,29 @@ export class RequestContextMiddleware implements NestMiddleware {
     if (route === '/health' || route === '/metrics' || req.originalUrl.startsWith('/__')) {
       return;
     }
-    const key = req.headers[ChainHeader.IdempotencyKey];
+    const key = journaledKey(req);
     this.journal.record({
       service: this.options.service,
       requestId: done.requestId,
       method: req.method,
       route,
       path: req.originalUrl,
-      ...(typeof key === 'string' ? { idempotencyKey: key } : {}),
+      ...(key === undefined ? {} : { idempotencyKeyDigest: idempotencyKeyDigest(key) }),
       startedAt: done.startedAt,
       endedAt: done.endedAt,
       status: status === 'aborted' ? status : res.statusCode,
       replayed: res.getHeader(ChainHeader.IdempotentReplayed) === 'true',
     });
   }
+}
+
+/**
+ * The `Idempotency-Key` a journal entry names (by its digest only): decoded as the chain reads it, so a client's bare
+ * `k` and the gateway's `"k"` to orders are one key; a header the parser refuses is named as it came.
+ */
+function journaledKey(req: Request): string | undefined {
+  const raw = req.headers[ChainHeader.IdempotencyKey];
+  if (raw === undefined) return undefined;
+  const parsed = parseIdempotencyKeyHeader(headerLinesOf(req, ChainHeader.IdempotencyKey));
+  return parsed.ok ? parsed.key : String(raw);
 }

@@ -81,8 +81,9 @@ export type ConfigLoader<C> = (env: Record<string, string | undefined>) => C;
  * An app's config loader: validates the environment against `schema` (which spreads {@link shellEnv} and has the
  * port variable), once, by `main.ts` (tests pass their own record); the config is the port, the
  * {@link ShellConfig}, and what `read` makes of the app's own variables.
- * Then the rules between variables ({@link deploymentProblems}): with `NODE_ENV=production` no published demo
- * secret, no missing one, no `FAULTS_ENABLED`; no `/__*` route off loopback without `ADMIN_TOKEN`.
+ * Then the rules between variables ({@link deploymentProblems}): with `NODE_ENV=production` no `FAULTS_ENABLED`,
+ * and (unless `RETRY_SAFE_DEMO=1`) no published demo secret, no missing one; no `/__*` route off loopback without
+ * `ADMIN_TOKEN`; `ADMIN_PORT` not the app's port.
  * @returns a loader that throws {@link ConfigError} listing every invalid variable with the value it got (the
  * secrets' values excepted).
  */
@@ -99,6 +100,9 @@ export function configLoader<A extends object, P extends string, S extends z.Zod
       env,
       parsed: e as Record<string, unknown>,
       host: shell.host,
+      port: { variable: options.portVariable, value: e[options.portVariable] },
+      adminListener: shell.adminListener,
+      metricsPort: shell.metricsListener?.port,
       faultsEnabled: shell.faultsEnabled,
       adminToken: shell.adminToken,
       serverLimits: shell.serverLimits,

@@ -12,6 +12,11 @@ export const DEMO_SECRETS = {
     a: { token: 'demo-token-tenant-a', tenantId: 'a0000000-0000-4000-8000-00000000000a' },
     b: { token: 'demo-token-tenant-b', tenantId: 'b0000000-0000-4000-8000-00000000000b' },
   },
+  /**
+   * `ADMIN_TOKEN` of docker-compose.scenarios.yml: its services listen on 0.0.0.0 inside their containers with
+   * `FAULTS_ENABLED=true`, so every `/__*` route demands a token, which the scenario runner sends.
+   */
+  adminToken: 'demo-admin-token-replace-me-0123456789',
   /** The password in docker-compose.yml's `REDIS_URL` (`REDIS_PASSWORD`'s default). */
   redisPassword: 'demo-redis-password-replace-me',
   /** The password in docker-compose.yml's `DATABASE_URL` (`POSTGRES_PASSWORD`'s default). */

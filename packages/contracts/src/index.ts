@@ -3,6 +3,7 @@
 export { ChargeSchema, type Charge } from './charge.js';
 export { ISO_4217_CURRENCIES, isIso4217Currency } from './currencies.js';
 export { journalClock, preciseNow, type ClockSources } from './journal-clock.js';
+export { IDEMPOTENCY_KEY_DIGEST_LENGTH, idempotencyKeyDigest } from './idempotency-key-digest.js';
 export {
   INVOICES_QUEUE,
   INVOICE_JOB_NAME,

@@ -11,6 +11,11 @@ export interface ServiceProcessOptions {
   entry: string;
   /** Port the service listens on; `/health` is polled there. */
   port: number;
+  /**
+   * The port of its admin listener (`ADMIN_PORT`), where its `/__*` routes are served when they are not on `port`
+   * (the gateway's). @default `port`
+   */
+  adminPort?: number;
   /** Environment added to the current one. */
   env?: Record<string, string>;
   /** Options for node itself, before the entry (`--cpu-prof`, which NODE_OPTIONS may not carry). @default none */
@@ -45,6 +50,11 @@ export function telemetryHookFor(entry: string): string {
 export interface ServiceProcess {
   readonly name: string;
   readonly url: string;
+  /**
+   * The base URL of its `/__*` routes (`/__faults`, `/__config`, `/__requests`): its admin listener when it has one,
+   * else {@link ServiceProcess.url}. The one place callers of those routes find it.
+   */
+  readonly adminUrl: string;
   readonly port: number;
   readonly pid: number | undefined;
   /** Sends a signal and waits for the exit (SIGKILL is a crash: no shutdown hooks run). */
@@ -104,6 +114,7 @@ export async function startServiceProcess(options: ServiceProcessOptions): Promi
   return {
     name,
     url,
+    adminUrl: `http://127.0.0.1:${options.adminPort ?? port}`,
     port,
     get pid() {
       return child?.pid;

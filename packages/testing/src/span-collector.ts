@@ -32,6 +32,8 @@ export interface CollectedSpan {
   }[];
   /** 0 unset, 1 ok, 2 error. */
   readonly statusCode: number;
+  /** The span contexts it links to (the public edge links the client's `traceparent` instead of joining it). */
+  readonly links: readonly { readonly traceId: string; readonly spanId: string }[];
 }
 
 /** A receiver of OTLP/HTTP JSON traces in the test process: real spans, exported by the services under test. */
@@ -64,6 +66,7 @@ interface OtlpSpan {
   attributes?: OtlpAttributes;
   events?: { name: string; timeUnixNano: string | number; attributes?: OtlpAttributes }[];
   status?: { code?: number };
+  links?: { traceId: string; spanId: string }[];
 }
 interface OtlpRequest {
   resourceSpans?: { resource?: { attributes?: OtlpAttributes }; scopeSpans?: { spans?: OtlpSpan[] }[] }[];
@@ -105,6 +108,7 @@ export function decodeOtlpSpans(request: OtlpRequest): CollectedSpan[] {
           attributes: attributesOf(event.attributes),
         })),
         statusCode: span.status?.code ?? 0,
+        links: (span.links ?? []).map(({ traceId, spanId }) => ({ traceId, spanId })),
       })),
     );
   });

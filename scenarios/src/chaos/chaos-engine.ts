@@ -127,7 +127,9 @@ async function trafficCounters(
   const services = ['gateway', 'orders', 'payments', 'provider'] as const;
   const entries = await Promise.all(
     services.map(async (service) => {
-      const all = await Promise.all(stack.processes(service).map((p) => countersOf(p.url, ROUTES[service])));
+      const all = await Promise.all(
+        stack.processes(service).map((p) => countersOf(p.adminUrl, ROUTES[service])),
+      );
       const sum = all.reduce(addCounters, carried.get(service) ?? { calls: 0, drops: 0 });
       return [service, sum] as const;
     }),

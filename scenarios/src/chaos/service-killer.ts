@@ -116,7 +116,7 @@ export class ServiceKiller {
     const target = processes[Math.floor(random() * processes.length)];
     if (target === undefined) throw new Error(`no ${service} process to kill`);
     const route = routes[service];
-    const before = route === undefined ? undefined : await countersOf(target.url, route);
+    const before = route === undefined ? undefined : await countersOf(target.adminUrl, route);
     const inFlight = this.startedCount - this.answeredCount;
     await target.kill('SIGKILL');
     if (before !== undefined) {
@@ -126,7 +126,7 @@ export class ServiceKiller {
     log(`  killed ${target.name} (SIGKILL) with ${inFlight} order(s) in flight; starting it again`);
     await sleep(100 + Math.floor(random() * 400));
     await target.start();
-    await putFaults(target.url, rules[service] ?? []);
+    await putFaults(target.adminUrl, rules[service] ?? []);
     this.kills.set(service, (this.kills.get(service) ?? 0) + 1);
     this.killedCount += 1;
     this.openGate();

@@ -3,7 +3,9 @@
  * measured, one table per scenario, plus `scenarios-out/<name>.md` with a Mermaid sequence diagram per design.
  *
  * The stack: `FAULTS_ENABLED=true pnpm stack`, or docker compose with `docker-compose.scenarios.yml`. URLs from env
- * (defaults are `pnpm stack`'s): GATEWAY_URL, ORDERS_URL, PAYMENTS_URL, PROVIDER_URL, WORKER_URL. The runner takes
+ * (defaults are `pnpm stack`'s): GATEWAY_URL, ORDERS_URL, PAYMENTS_URL, PROVIDER_URL, WORKER_URL, and
+ * GATEWAY_ADMIN_URL (the gateway's admin listener, where its `/__*` routes are: never on its public port); ADMIN_TOKEN
+ * when the services demand one (the compose override's demo token). The runner takes
  * Redis away only when given the commands to: REDIS_STOP_CMD and REDIS_START_CMD (e.g. `docker compose stop redis`
  * / `docker compose start redis`); otherwise the redis-down rows say how to run them. The db-effect, apply-once
  * and outbox rows kill orders and wait for its supervisor (pnpm stack, compose) to start it again. REDIS_URL is
@@ -17,8 +19,11 @@ import { formatResult, jsonReport, runAll } from '../engine/runner.js';
 import { repoRoot } from '../repo-root.js';
 import { SCENARIOS } from '../definitions/index.js';
 import {
+  adminHeaders,
+  adminUrlOf,
   commandRedisControl,
   httpTarget,
+  type Service,
   supervisedRestart,
   type ScenarioTarget,
   type StackUrls,
@@ -30,6 +35,7 @@ import { runCli } from './run-cli.js';
 const USAGE = `Usage: pnpm scenarios [name...] [--json] [--out <dir>]
 Scenarios: ${SCENARIOS.map((s) => s.name).join(', ')} (default: all)
 Env: GATEWAY_URL, ORDERS_URL, PAYMENTS_URL, PROVIDER_URL, WORKER_URL (defaults: 127.0.0.1:3000-3004),
+     GATEWAY_ADMIN_URL (default 127.0.0.1:9401: the gateway's /__* routes), ADMIN_TOKEN (when the services demand it),
      REDIS_STOP_CMD + REDIS_START_CMD (let the runner take Redis away for redis-down).
 The services must run with FAULTS_ENABLED=true.`;
 
@@ -95,15 +101,17 @@ async function runningStack(
     orders: first(env['ORDERS_URL'] ?? 'http://127.0.0.1:3001'),
     payments: first(env['PAYMENTS_URL'] ?? 'http://127.0.0.1:3002'),
     provider: first(env['PROVIDER_URL'] ?? 'http://127.0.0.1:3003'),
+    admin: { gateway: first(env['GATEWAY_ADMIN_URL'] ?? 'http://127.0.0.1:9401') },
+    ...(env['ADMIN_TOKEN'] ? { adminToken: env['ADMIN_TOKEN'] } : {}),
   };
   const problems: string[] = [];
-  for (const [service, url] of Object.entries(urls)) {
-    const problem = await preflight(url);
-    if (problem !== undefined) problems.push(`${service} at ${url}: ${problem}`);
+  for (const service of ['gateway', 'orders', 'payments', 'provider'] as const) {
+    const problem = await preflight(urls, service);
+    if (problem !== undefined) problems.push(`${service} at ${urls[service]}: ${problem}`);
   }
   // The worker is optional unless named: without it the jobs scenario says it was skipped.
   const workerUrl = first(env['WORKER_URL'] ?? 'http://127.0.0.1:3004');
-  const workerProblem = await preflight(workerUrl);
+  const workerProblem = await preflight({ ...urls, worker: workerUrl }, 'worker');
   if (workerProblem !== undefined && env['WORKER_URL'] !== undefined) {
     problems.push(`worker at ${workerUrl}: ${workerProblem}`);
   }
@@ -119,13 +127,18 @@ async function runningStack(
   return { target };
 }
 
-/** Why `url` cannot be used for scenarios, or `undefined`. */
-async function preflight(url: string): Promise<string | undefined> {
+/** Why `service` cannot be used for scenarios, or `undefined`. */
+async function preflight(urls: StackUrls, service: Service): Promise<string | undefined> {
   try {
-    const health = await send(`${url}/health`, { timeoutMs: 3_000 });
+    const health = await send(`${urls[service] ?? ''}/health`, { timeoutMs: 3_000 });
     if (health.status !== 200) return `GET /health answered ${health.status}`;
-    const faults = await send(`${url}/__faults`, { timeoutMs: 3_000 });
-    if (faults.status !== 200) return 'no /__faults: start the services with FAULTS_ENABLED=true';
+    const admin = adminUrlOf(urls, service);
+    const faults = await send(`${admin}/__faults`, { timeoutMs: 3_000, headers: adminHeaders(urls) });
+    if (faults.status === 401)
+      return `${admin}/__faults answered 401: set ADMIN_TOKEN to the services' token`;
+    if (faults.status !== 200) {
+      return `no ${admin}/__faults: start the services with FAULTS_ENABLED=true (the gateway's on GATEWAY_ADMIN_URL)`;
+    }
     return undefined;
   } catch (error) {
     return `unreachable (${(error as Error).message})`;

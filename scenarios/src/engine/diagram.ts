@@ -106,7 +106,8 @@ function requestEvents(requests: readonly Arrival[], input: DiagramInput): Event
     const attemptKey = `${entry.service} ${entry.requestId} ${entry.route}`;
     const attempt = (attempts.get(attemptKey) ?? 0) + 1;
     attempts.set(attemptKey, attempt);
-    const key = entry.idempotencyKey === undefined ? '' : `, key ${shortKey(entry.idempotencyKey)}`;
+    const key =
+      entry.idempotencyKeyDigest === undefined ? '' : `, key #${shortKey(entry.idempotencyKeyDigest)}`;
     const nth = attempt > 1 ? ` (attempt ${attempt})` : '';
     events.push({
       at: entry.startedAt,
@@ -279,9 +280,9 @@ function route(entry: Arrival): string {
 }
 
 /** The last 8 characters of a key, quotes of an sf-string removed: enough to tell keys apart in a diagram. */
-function shortKey(raw: string): string {
-  const key = raw.startsWith('"') && raw.endsWith('"') && raw.length >= 2 ? raw.slice(1, -1) : raw;
-  return key.length <= 8 ? key : `…${key.slice(-8)}`;
+/** A key as drawn: the head of its digest (journals keep no key), enough to tell one key from another. */
+function shortKey(digest: string): string {
+  return digest.slice(0, 8);
 }
 
 /** Characters Mermaid reads as syntax inside a message. */

@@ -22,13 +22,39 @@ export type Service = (typeof SERVICES)[number];
 /** The services with a `/__config` (a design to switch): every one of them. */
 export type ConfigurableService = Service;
 
-/** Base URL of every service (`worker` only where the invoice worker runs). */
+/** Base URL of every service (`worker` only where the invoice worker runs), and where their admin routes are. */
 export interface StackUrls {
   readonly gateway: string;
   readonly orders: string;
   readonly payments: string;
   readonly provider: string;
   readonly worker?: string;
+  /**
+   * The base URL of the `/__*` routes of a service that serves them on an admin listener of its own (`ADMIN_PORT`:
+   * the gateway's, which never serves them on its public port); a service not named here serves them on its URL.
+   * Read it with {@link adminUrlOf}.
+   */
+  readonly admin?: Readonly<Partial<Record<Service, string>>>;
+  /**
+   * `ADMIN_TOKEN` of the stack, sent to every `/__*` route and to provider-sim's ledger resets (services off
+   * loopback demand it: docker-compose.scenarios.yml). @default none (a loopback stack)
+   */
+  readonly adminToken?: string;
+}
+
+/**
+ * The base URL of `service`'s `/__*` routes (`/__faults`, `/__config`, `/__requests`): its admin listener when it
+ * has one, else its own URL. Every caller of those routes goes through here.
+ */
+export function adminUrlOf(urls: StackUrls, service: Service): string {
+  const url = urls.admin?.[service] ?? urls[service];
+  if (url === undefined) throw new Error(`no URL for ${service} (set WORKER_URL to run the jobs scenario)`);
+  return url;
+}
+
+/** The `Authorization` header of the stack's admin calls (none without an `adminToken`). */
+export function adminHeaders(urls: StackUrls): Record<string, string> {
+  return urls.adminToken === undefined ? {} : { authorization: `Bearer ${urls.adminToken}` };
 }
 
 /** A request as a service's `GET /__requests` lists it (the HTTP services). */
@@ -39,7 +65,8 @@ export interface RequestEntry {
   method: string;
   route: string;
   path: string;
-  idempotencyKey?: string;
+  /** `idempotencyKeyDigest` of its `Idempotency-Key` (journals never keep the key). */
+  idempotencyKeyDigest?: string;
   startedAt: number;
   endedAt: number;
   status: number | 'aborted';
@@ -117,7 +144,7 @@ export interface HttpTargetOptions {
   readonly restartControl?: RestartControl;
 }
 
-/** A {@link ScenarioTarget} that reaches every service over HTTP at `urls`. */
+/** A {@link ScenarioTarget} that reaches every service over HTTP at `urls` (its admin routes at {@link adminUrlOf}). */
 export function httpTarget(urls: StackUrls, options: HttpTargetOptions = {}): ScenarioTarget {
   const services = (): Service[] => SERVICES.filter((service) => service !== 'worker' || urls.worker);
   const urlOf = (service: Service): string => {
@@ -125,36 +152,38 @@ export function httpTarget(urls: StackUrls, options: HttpTargetOptions = {}): Sc
     if (url === undefined) throw new Error(`no URL for ${service} (set WORKER_URL to run the jobs scenario)`);
     return url;
   };
+  const headers = adminHeaders(urls);
+  const admin = <T>(service: Service, path: string, method: string, expected: number, body?: unknown) =>
+    sendExpecting<T>(
+      `${adminUrlOf(urls, service)}${path}`,
+      { method, headers, ...(body === undefined ? {} : { body }) },
+      expected,
+    );
   const target: ScenarioTarget = {
     urls,
     ...(options.redisControl === undefined ? {} : { redisControl: options.redisControl }),
     ...(options.restartControl === undefined ? {} : { restartControl: options.restartControl }),
     setFaults: async (service, rules) => {
-      await sendExpecting(`${urlOf(service)}/__faults`, { method: 'PUT', body: { rules } }, 200);
+      await admin(service, '/__faults', 'PUT', 200, { rules });
     },
-    faults: (service) => sendExpecting<FaultSnapshot>(`${urlOf(service)}/__faults`, {}, 200),
+    faults: (service) => admin<FaultSnapshot>(service, '/__faults', 'GET', 200),
     configure: async (service, overrides) => {
-      await sendExpecting(`${urlOf(service)}/__config`, { method: 'PUT', body: overrides }, 200);
+      await admin(service, '/__config', 'PUT', 200, overrides);
     },
     journal: async (service) =>
-      (await sendExpecting<{ requests: JournalEntry[] }>(`${urlOf(service)}/__requests`, {}, 200)).requests,
+      (await admin<{ requests: JournalEntry[] }>(service, '/__requests', 'GET', 200)).requests,
     charges: () => sendExpecting<ChargeLedger>(`${urls.provider}/v1/charges`, {}, 200),
     emails: () => sendExpecting<EmailLedger>(`${urls.provider}/v1/emails`, {}, 200),
     reset: async () => {
       const calls: Array<Promise<unknown>> = [];
-      for (const service of services()) {
-        calls.push(sendExpecting(`${urlOf(service)}/__faults`, { method: 'DELETE' }, 204));
+      for (const service of services()) calls.push(admin(service, '/__faults', 'DELETE', 204));
+      for (const service of services()) calls.push(admin(service, '/__config', 'DELETE', 204));
+      for (const ledger of ['charges', 'emails']) {
+        calls.push(sendExpecting(`${urls.provider}/v1/${ledger}`, { method: 'DELETE', headers }, 204));
       }
-      for (const service of services()) {
-        calls.push(sendExpecting(`${urlOf(service)}/__config`, { method: 'DELETE' }, 204));
-      }
-      calls.push(sendExpecting(`${urls.provider}/v1/charges`, { method: 'DELETE' }, 204));
-      calls.push(sendExpecting(`${urls.provider}/v1/emails`, { method: 'DELETE' }, 204));
       await Promise.all(calls);
       // Journals last, so nothing of the reset itself is in them.
-      await Promise.all(
-        services().map((service) => sendExpecting(`${urlOf(service)}/__requests`, { method: 'DELETE' }, 204)),
-      );
+      await Promise.all(services().map((service) => admin(service, '/__requests', 'DELETE', 204)));
     },
     healthy: async (timeoutMs = 20_000) => {
       await Promise.all(

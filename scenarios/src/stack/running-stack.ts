@@ -26,6 +26,8 @@ export class RunningStack implements Stack {
       orders: services.first('orders').url,
       gateway: services.first('gateway').url,
       ...(withWorker ? { worker: services.first('worker').url } : {}),
+      // Only the gateway's /__* routes are off its own port (its admin listener).
+      admin: { gateway: services.first('gateway').adminUrl },
     };
   }
 
@@ -39,7 +41,7 @@ export class RunningStack implements Stack {
 
   async setFaults(name: ServiceName, rules: readonly FaultRule[]): Promise<void> {
     for (const service of this.processes(name)) {
-      const res = await fetch(`${service.url}/__faults`, {
+      const res = await fetch(`${service.adminUrl}/__faults`, {
         method: 'PUT',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ rules }),
@@ -88,7 +90,7 @@ export class RunningStack implements Stack {
     );
     await Promise.all(
       all.map(async (service) => {
-        const res = await fetch(`${service.url}/__faults`, { method: 'DELETE' });
+        const res = await fetch(`${service.adminUrl}/__faults`, { method: 'DELETE' });
         if (res.status >= 300) throw new Error(`DELETE ${service.name}/__faults answered ${res.status}`);
       }),
     );
@@ -109,7 +111,11 @@ export class RunningStack implements Stack {
 }
 
 async function faultsOf(service: ServiceProcess): Promise<FaultSnapshot> {
-  return json<FaultSnapshot>(await fetch(`${service.url}/__faults`), 200, `GET ${service.name}/__faults`);
+  return json<FaultSnapshot>(
+    await fetch(`${service.adminUrl}/__faults`),
+    200,
+    `GET ${service.name}/__faults`,
+  );
 }
 
 async function json<T = unknown>(res: Response, expected: number, what: string): Promise<T> {

@@ -11,6 +11,8 @@ export interface ServiceSpec {
   /** Its name in logs: `payments-2` for a second replica. */
   readonly label: string;
   readonly port: number;
+  /** Its admin listener's port (`ADMIN_PORT`), when its `/__*` routes are not on `port` (the gateway's). */
+  readonly adminPort?: number;
   /** Its own settings, on top of what every service of the stack gets. */
   readonly env: ServiceEnv;
 }
@@ -40,6 +42,7 @@ export async function serviceSpecs(options: StackOptions): Promise<ServiceSpec[]
     orders: await freePorts(options.ordersReplicas),
     gateway: await freePort(),
     gatewayMetrics: await freePort(),
+    gatewayAdmin: await freePort(),
     worker: await freePort(),
   };
   const specs: ServiceSpec[] = [
@@ -54,16 +57,20 @@ export async function serviceSpecs(options: StackOptions): Promise<ServiceSpec[]
       PAYMENTS_URL: ports.payments.map(url).join(','),
       ...options.orders,
     })),
-    spec('gateway', ports.gateway, {
-      GATEWAY_PORT: String(ports.gateway),
-      // The gateway serves /metrics on a listener of its own (its default port would clash between stacks).
-      METRICS_PORT: String(ports.gatewayMetrics),
-      ORDERS_URL: ports.orders.map(url).join(','),
-      API_TOKENS: DEMO_API_TOKENS,
-      // Loopback: the stack's scenario routes (FAULTS_ENABLED) must not be reachable from elsewhere (no ADMIN_TOKEN).
-      HOST: '127.0.0.1',
-      ...options.gateway,
-    }),
+    {
+      ...spec('gateway', ports.gateway, {
+        GATEWAY_PORT: String(ports.gateway),
+        // The gateway serves /metrics and the /__* routes on listeners of their own (loopback; their default ports
+        // would clash between stacks).
+        METRICS_PORT: String(ports.gatewayMetrics),
+        ADMIN_PORT: String(ports.gatewayAdmin),
+        ORDERS_URL: ports.orders.map(url).join(','),
+        API_TOKENS: DEMO_API_TOKENS,
+        HOST: '127.0.0.1',
+        ...options.gateway,
+      }),
+      adminPort: ports.gatewayAdmin,
+    },
   ];
   if (options.worker) {
     const workerEnv = typeof options.worker === 'object' ? options.worker : {};

@@ -74,6 +74,7 @@ export class StackServices {
       name: spec.label,
       entry: ENTRIES[spec.name],
       port: spec.port,
+      ...(spec.adminPort === undefined ? {} : { adminPort: spec.adminPort }),
       env: { ...this.common, ...env },
       ...(this.logs === undefined ? {} : { logs: this.logs }),
     });

@@ -54,8 +54,14 @@ export interface Stack {
   readonly databaseUrl: string;
   /** The spans the services exported, when started with `traces: true` (cleared by {@link Stack.reset}). */
   readonly traces: SpanCollector | undefined;
-  /** Base URL of each running service (for payments and orders: the first replica). */
-  readonly urls: Readonly<Record<Exclude<ServiceName, 'worker'>, string>> & { readonly worker?: string };
+  /**
+   * Base URL of each running service (for payments and orders: the first replica), and under `admin` the base URL
+   * of the gateway's `/__*` routes (its admin listener; `adminUrlOf` reads it). A process's own is its `adminUrl`.
+   */
+  readonly urls: Readonly<Record<Exclude<ServiceName, 'worker'>, string>> & {
+    readonly worker?: string;
+    readonly admin: Readonly<Partial<Record<ServiceName, string>>>;
+  };
   /** The processes of a service (payments and orders may have several), to kill or restart them. */
   processes(service: ServiceName): readonly ServiceProcess[];
   /**

@@ -31,11 +31,14 @@ export type KeyMode = (typeof KeyMode)[keyof typeof KeyMode];
 /** `METRICS_PORT` of the gateway by default: its own port is public, its metrics are not. */
 export const DEFAULT_GATEWAY_METRICS_PORT = 9400;
 
+/** `ADMIN_PORT` of the gateway by default: its own port is public, its `/__*` routes never are (loopback). */
+export const DEFAULT_GATEWAY_ADMIN_PORT = 9401;
+
 /** The environment the gateway reads, once, at start-up. */
 const EnvSchema = z.object({
   GATEWAY_PORT: envPort().default(3000),
-  // The public edge: every interface by default, unlike the internal services, and /metrics off that port.
-  ...shellEnv('0.0.0.0', DEFAULT_GATEWAY_METRICS_PORT),
+  // The public edge: every interface by default, unlike the internal services, and /metrics and /__* off that port.
+  ...shellEnv('0.0.0.0', DEFAULT_GATEWAY_METRICS_PORT, DEFAULT_GATEWAY_ADMIN_PORT),
   INTERNAL_TOKEN: envInternalToken(),
   ORDERS_URL: envHttpUrls('http://127.0.0.1:3001'),
   API_TOKENS: z

@@ -71,8 +71,9 @@ export function createGatewayApp(
   const config = loadGatewayConfig({
     API_TOKENS: `${TOKEN}=${TENANT}`,
     INTERNAL_TOKEN: TEST_INTERNAL_TOKEN,
-    // Its own metrics listener (the gateway's default) on a free port: tests run side by side.
+    // Its own metrics and admin listeners (the gateway's default) on free ports: tests run side by side.
     METRICS_PORT: '0',
+    ADMIN_PORT: '0',
     ...env,
   });
   return createTestApp(AppModule.forRoot(config), {

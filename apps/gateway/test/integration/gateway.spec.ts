@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { MetricsListener } from '@retry-safe/app-shell';
+import { AdminListener, MetricsListener } from '@retry-safe/app-shell';
+import { idempotencyKeyDigest } from '@retry-safe/contracts';
 import { expectProblemAnswer } from '@retry-safe/testing/jest';
 import request from 'supertest';
 import { TENANT, TOKEN, useGatewayApp } from './gateway.app.js';
@@ -173,48 +174,66 @@ describe('gateway in-process, orders replaced', () => {
 
 describe('gateway in-process with FAULTS_ENABLED=true', () => {
   const { app } = useGatewayApp({ FAULTS_ENABLED: 'true', HOST: '127.0.0.1' });
+  /** The gateway's admin listener (ADMIN_PORT, on loopback): the only place its /__* routes answer. */
+  const admin = () => request(`http://127.0.0.1:${app().get(AdminListener).port}`);
+
+  it('never serves /__* on its public listener: 404 problem there, 200 on its admin listener', async () => {
+    const server = app().getHttpServer();
+    for (const path of ['/__requests', '/__config', '/__faults']) {
+      const res = await request(server).get(path);
+      expect([res.status, res.headers['content-type'], res.body.code]).toEqual([
+        404,
+        expect.stringMatching(/^application\/problem\+json/),
+        'not_found',
+      ]);
+      expect((await admin().get(path)).status).toBe(200);
+    }
+    const put = await request(server).put('/__config').send({ keyMode: 'regenerate' });
+    expect(put.status).toBe(404);
+    expect((await admin().get('/__config')).body.settings).toEqual({ keyMode: 'propagate' });
+    // The admin listener serves nothing else: a client's route is not reachable around the public edge.
+    expect((await admin().post(PAYMENT).set('Authorization', `Bearer ${TOKEN}`)).status).toBe(404);
+  });
 
   it('switches the key mode with PUT /__config and back with DELETE', async () => {
-    const server = app().getHttpServer();
-    expect((await request(server).get('/__config')).body).toEqual({
+    expect((await admin().get('/__config')).body).toEqual({
       settings: { keyMode: 'propagate' },
       overrides: {},
     });
-    const put = await request(server).put('/__config').send({ keyMode: 'regenerate' });
+    const put = await admin().put('/__config').send({ keyMode: 'regenerate' });
     expect([put.status, put.body]).toEqual([
       200,
       { settings: { keyMode: 'regenerate' }, overrides: { keyMode: 'regenerate' } },
     ]);
-    expect((await request(server).delete('/__config')).status).toBe(204);
-    expect((await request(server).get('/__config')).body.settings).toEqual({ keyMode: 'propagate' });
+    expect((await admin().delete('/__config')).status).toBe(204);
+    expect((await admin().get('/__config')).body.settings).toEqual({ keyMode: 'propagate' });
   });
 
   it('refuses a settings body its schema does not know, and changes nothing', async () => {
-    const server = app().getHttpServer();
-    const res = await request(server).put('/__config').send({ keyMode: 'sometimes' });
+    const res = await admin().put('/__config').send({ keyMode: 'sometimes' });
     expect([res.status, res.body.code]).toEqual([400, 'validation_failed']);
-    expect((await request(server).get('/__config')).body.overrides).toEqual({});
+    expect((await admin().get('/__config')).body.overrides).toEqual({});
   });
 
-  it('journals each request once, without the scenario routes', async () => {
+  it('journals each request once, without the scenario routes, and keeps a digest of its key, never the key', async () => {
     const server = app().getHttpServer();
-    await request(server).delete('/__requests');
+    await admin().delete('/__requests');
     await request(server)
       .post(PAYMENT)
       .set('Authorization', `Bearer ${TOKEN}`)
-      .set('Idempotency-Key', 'k-journal')
+      .set('Idempotency-Key', 'k-journal-secret-key')
       .send({ amount: 1, currency: 'EUR' });
-    const { requests } = (await request(server).get('/__requests')).body as {
-      requests: Array<Record<string, unknown>>;
-    };
+    const journal = await admin().get('/__requests');
+    const { requests } = journal.body as { requests: Array<Record<string, unknown>> };
     expect(requests).toEqual([
       expect.objectContaining({
         service: 'gateway',
         method: 'POST',
         route: '/v1/orders/:orderId/payments',
-        idempotencyKey: 'k-journal',
+        idempotencyKeyDigest: idempotencyKeyDigest('k-journal-secret-key'),
         status: 201,
       }),
     ]);
+    expect(journal.text).not.toContain('k-journal-secret-key');
   });
 });

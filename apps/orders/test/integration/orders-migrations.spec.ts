@@ -20,7 +20,7 @@ describe('the orders migrations upgrade a database that holds orders', () => {
     await postgres?.close();
   });
 
-  it('0004: amounts become bigint, every order starts with nothing reserved, its rows kept', async () => {
+  it('0005: amounts become bigint, every order starts with nothing reserved, its rows kept', async () => {
     const migrator = new Migrator({ db, provider: ordersMigrations });
     expect((await migrator.migrateTo('0003-outbox-trace-context')).error).toBeUndefined();
     const id = 'c0000000-0000-4000-8000-00000000000c';

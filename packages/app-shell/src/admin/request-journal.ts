@@ -11,8 +11,11 @@ export interface JournalEntry {
   /** Route template (`/v1/payments`), or `unmatched`. */
   readonly route: string;
   readonly path: string;
-  /** The raw `Idempotency-Key` header, if any. */
-  readonly idempotencyKey?: string;
+  /**
+   * `idempotencyKeyDigest` of the `Idempotency-Key` header, if any: never the key itself (a key lets whoever holds it
+   * replay its answer, and the journal is read across tenants).
+   */
+  readonly idempotencyKeyDigest?: string;
   /** Epoch ms (fractional) when the request arrived. */
   readonly startedAt: number;
   /** Epoch ms (fractional) when its connection closed. */

@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { Inject, Injectable, type NestMiddleware } from '@nestjs/common';
+import { Inject, Injectable, NotFoundException, Optional, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
+import { ADMIN_LISTENER_OPTIONS, arrivedOnAdminListener } from '../admin/admin-listener.js';
 import { UnauthorizedError } from '../errors.js';
 import { requestContextOf, type RequestContext } from '../request-context.js';
 
@@ -39,6 +40,8 @@ export function isOpenPath(path: string): boolean {
 /**
  * Runs the app's {@link CallerAuthenticator} after the request context (a refused request is logged and counted)
  * and before the JSON body parser. A refusal is thrown, so the shell's exception filter answers the 401 problem.
+ * With an admin listener (`ADMIN_PORT`), a `/__*` path on the app's port, or any other path on the admin port, is
+ * the 404 of a route that does not exist there: the public listener never serves a scenario route.
  */
 @Injectable()
 export class CallerAuthenticationMiddleware implements NestMiddleware {
@@ -47,6 +50,7 @@ export class CallerAuthenticationMiddleware implements NestMiddleware {
   constructor(
     @Inject(CALLER_AUTHENTICATOR) private readonly authenticator: CallerAuthenticator,
     @Inject(ADMIN_TOKEN) adminToken: string | undefined,
+    @Optional() @Inject(ADMIN_LISTENER_OPTIONS) private readonly adminListener?: object,
   ) {
     this.admin =
       adminToken === undefined ? undefined : new InternalTokenAuthenticator(adminToken, 'ADMIN_TOKEN');
@@ -54,6 +58,10 @@ export class CallerAuthenticationMiddleware implements NestMiddleware {
 
   use(req: Request, _res: Response, next: NextFunction): void {
     const path = req.originalUrl.split('?', 1)[0] ?? '';
+    if (this.adminListener !== undefined && isAdminPath(path) !== arrivedOnAdminListener(req)) {
+      // Nest's own words for an unknown route: the public port does not reveal that an admin listener exists.
+      throw new NotFoundException(`Cannot ${req.method} ${path}`);
+    }
     // With ADMIN_TOKEN set (a service reachable off loopback), the routes that switch faults and idempotency
     // demand it, whatever the path's case of the rest.
     if (this.admin !== undefined && isAdminPath(path)) this.admin.authenticate(req);

@@ -10,6 +10,7 @@ import {
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { FaultInjectionModule } from '@retry-safe/fault-injection';
 import type { Cluster, Redis } from 'ioredis';
+import { ADMIN_LISTENER_OPTIONS, AdminListener } from '../admin/admin-listener.js';
 import { RequestJournal, RequestJournalController, SCENARIO_JOURNAL } from '../admin/request-journal.js';
 import { RuntimeSettings } from '../admin/runtime-settings.js';
 import { RuntimeSettingsController } from '../admin/runtime-settings.controller.js';
@@ -47,7 +48,8 @@ export const LOGGING_OPTIONS = Symbol('LOGGING_OPTIONS');
  *   then the JSON body parser;
  * - its logs ({@link LOGGING_OPTIONS}: one JSON shape, `LOG_LEVEL`, the request id and trace ids on every line);
  * - metrics (`GET /metrics`), liveness (`GET /health/live`) and readiness (`GET /health`, on Redis if it has one);
- * - with `FAULTS_ENABLED=true` only: `/__faults`, `/__config` (its settings schema) and `/__requests`;
+ * - with `FAULTS_ENABLED=true` only: `/__faults`, `/__config` (its settings schema) and `/__requests`, on the
+ *   admin listener when the app has one (`ADMIN_PORT`), never then on its own port;
  * - the shutdown order ({@link bootstrap}): readiness 503 and the HTTP drain, then features and queues stop in
  *   `onModuleDestroy`, Redis closes in `beforeApplicationShutdown`, databases in `onApplicationShutdown`.
  *
@@ -93,6 +95,10 @@ export class AppShellModule implements NestModule {
       { provide: APP_PIPE, useFactory: createValidationPipe },
       { provide: CALLER_AUTHENTICATOR, useValue: options.authenticate ?? ANYONE },
       { provide: ADMIN_TOKEN, useValue: options.adminToken },
+      // Only with the routes it serves: without FAULTS_ENABLED there is no /__* route to move off the app's port.
+      ...(options.faultsEnabled && options.adminListener !== undefined
+        ? [{ provide: ADMIN_LISTENER_OPTIONS, useValue: options.adminListener }, AdminListener]
+        : []),
       ...exported,
     ];
     const controllers = [

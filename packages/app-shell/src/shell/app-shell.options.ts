@@ -1,4 +1,5 @@
 import type { InjectionToken, Type } from '@nestjs/common';
+import type { AdminListenerOptions } from '../admin/admin-listener.js';
 import type { Journal } from '../admin/request-journal.js';
 import type { CallerAuthenticator } from '../auth/caller-authentication.js';
 import type { RuntimeSettingsDefinition } from '../admin/runtime-settings.js';
@@ -55,6 +56,11 @@ export interface AppShellOptions<C, S extends object = never> {
    * default: its port is public). @default the app's port (internal services listen on 127.0.0.1)
    */
   readonly metricsListener?: MetricsListenerOptions | undefined;
+  /**
+   * `ADMIN_HOST`/`ADMIN_PORT`: with `FAULTS_ENABLED=true`, the `/__*` routes on a listener of their own, and a 404
+   * on the app's port (the gateway's default: its port is public). @default the app's port
+   */
+  readonly adminListener?: AdminListenerOptions | undefined;
   /** The Redis the app needs (`REDIS_URL`): the client, and readiness depends on it. @default none */
   readonly redis?: RedisModuleOptions;
   /**

@@ -4,12 +4,12 @@ import { AppShellModule } from './app-shell.module.js';
 import type { AppShellOptions } from './app-shell.options.js';
 
 /**
- * What an app's root module declares for a config: the shell's options (`faultsEnabled`, `metricsListener` and the
- * log level come from the config itself) and the app's feature modules.
+ * What an app's root module declares for a config: the shell's options (`faultsEnabled`, `metricsListener`,
+ * `adminListener`, `adminToken` and the log level come from the config itself) and the app's feature modules.
  */
 export type AppDeclaration<C, S extends object = never> = Omit<
   AppShellOptions<C, S>,
-  'config' | 'faultsEnabled' | 'metricsListener' | 'adminToken'
+  'config' | 'faultsEnabled' | 'metricsListener' | 'adminListener' | 'adminToken'
 > & {
   /** The app's feature modules, imported after the shell. */
   readonly features: NonNullable<ModuleMetadata['imports']>;
@@ -34,6 +34,10 @@ export function shellAppModule<C extends ShellConfig, S extends object = never>(
         faultsEnabled: config.faultsEnabled,
         adminToken: config.adminToken,
         metricsListener: config.metricsListener,
+        adminListener:
+          config.adminListener === undefined
+            ? undefined
+            : { ...config.adminListener, serverLimits: config.serverLimits },
         logging: { level: config.logLevel, ...options.logging },
       });
       return { module: this, imports: [shell, ...features] };

@@ -40,6 +40,9 @@ function handle(req: IncomingMessage, res: ServerResponse): void {
 
 let server: Server;
 let url: string;
+/** The same handler at the public edge (`linkCaller`, as the gateway's bootstrap sets it with `publicEdge: true`). */
+let edge: Server;
+let edgeUrl: string;
 
 beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager());
@@ -48,6 +51,10 @@ beforeAll(async () => {
   traceServerRequests(server, provider.getTracer('test'));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  edge = createServer(handle);
+  traceServerRequests(edge, provider.getTracer('test'), { linkCaller: true });
+  await new Promise<void>((resolve) => edge.listen(0, '127.0.0.1', resolve));
+  edgeUrl = `http://127.0.0.1:${(edge.address() as AddressInfo).port}`;
 });
 
 afterEach(() => {
@@ -56,8 +63,10 @@ afterEach(() => {
 });
 
 afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  for (const each of [server, edge]) {
+    each.closeAllConnections();
+    await new Promise((resolve) => each.close(resolve));
+  }
   await provider.shutdown();
   context.disable();
   propagation.disable();
@@ -137,5 +146,49 @@ describe('server spans: one per request, in the caller trace, recorded only when
 
     expect(exporter.getFinishedSpans()).toEqual([]);
     expect(seen.map((s) => s.traceId)).toEqual([undefined, undefined, undefined]);
+  });
+});
+
+describe('server spans at the public edge (linkCaller): a trace of our own, the client only linked', () => {
+  it("a client's traceparent: a root SERVER span in a new trace, with one link to the client's span context", async () => {
+    await (await fetch(`${edgeUrl}/things/t3`, { headers: traceparent('01') })).text();
+
+    const [span] = await finished(1);
+    expect(span?.kind).toBe(SpanKind.SERVER);
+    expect(span?.parentSpanContext).toBeUndefined();
+    expect(span?.spanContext().traceId).not.toBe(TRACE);
+    expect(span?.links.map((link) => link.context)).toEqual([
+      expect.objectContaining({ traceId: TRACE, spanId: CALLER, traceFlags: 1 }),
+    ]);
+    // The handler's work runs in the edge's own trace, not the client's.
+    expect(seen).toEqual([
+      { traceId: span?.spanContext().traceId, spanId: span?.spanContext().spanId, closeListeners: 1 },
+    ]);
+  });
+
+  it('a client cannot switch sampling off: an unsampled traceparent is still recorded, as our sampler decides', async () => {
+    await (await fetch(`${edgeUrl}/things/t4`, { headers: traceparent('00') })).text();
+
+    const [span] = await finished(1);
+    expect(span?.spanContext().traceId).not.toBe(TRACE);
+    expect(span?.links).toHaveLength(1);
+  });
+
+  it('no traceparent: a root span without links', async () => {
+    await (await fetch(`${edgeUrl}/things/t5`)).text();
+
+    const [span] = await finished(1);
+    expect([span?.parentSpanContext, span?.links]).toEqual([undefined, []]);
+  });
+
+  it("an internal hop (no linkCaller) keeps the caller's trace and parent, and has no link", async () => {
+    await (await fetch(`${url}/things/t6`, { headers: traceparent('01') })).text();
+
+    const [span] = await finished(1);
+    expect([span?.spanContext().traceId, span?.parentSpanContext?.spanId, span?.links]).toEqual([
+      TRACE,
+      CALLER,
+      [],
+    ]);
   });
 });
