@@ -85,7 +85,9 @@ const current = {
 
 /** Leaves `table` as the library before schema versions created it: no version table, no version 2 function. */
 async function asBeforeVersioning(table: string): Promise<void> {
-  await suite.pool.query(`DROP TABLE ${table}__schema; DROP FUNCTION ${table}__tx_complete`);
+  await suite.pool.query(
+    `DROP TABLE IF EXISTS ${table}__schema; DROP FUNCTION IF EXISTS ${table}__tx_complete`,
+  );
 }
 
 /** Another process whose store migrates `table` when `go()` is called; `result` is its last line. */
@@ -149,17 +151,20 @@ it('upgrades a table of the library before versions beside an open transactional
   const w = await ordersWorld(suite.pool);
   await asBeforeVersioning(w.table);
   const during: Record<string, unknown> = {};
+  let upgraded: Promise<number> = Promise.resolve(0);
   const placed = await withTransaction(w.pool, (client) =>
     w.coordinator.coordinateInTransaction(client, w.request('k-held'), async ({ transaction }) => {
       const order = await w.placeOrder(transaction, 'k-held');
-      // The upgrade runs while this transaction holds its claim (and the table's ROW EXCLUSIVE lock).
+      // The upgrade runs while this transaction holds its claim (and the table's ROW EXCLUSIVE lock); the complete
+      // after it is the new version's function.
       const upgrade = await bootMigrate(suite.pool, w.table, 1_500);
+      upgraded = upgrade.migrating;
       during['upgrade'] = upgrade.outcome;
       during['other'] = (await claimOther(w, 'k-other')).status;
-      await upgrade.migrating;
       return order;
     }),
   );
+  await upgraded;
 
   expect(during).toEqual({ upgrade: expect.any(Number), other: 'acquired' });
   expect(placed).toMatchObject({ key: 'k-held' });
@@ -221,7 +226,7 @@ it('two processes migrating a fresh table at once: both succeed, one set of obje
 it('drops and rebuilds an expiry index a failed concurrent build left INVALID', async () => {
   const { table, store } = await postgresWorld(suite.pool, { sweepIntervalMs: 0 });
   // What an index step interrupted before it recorded version 1 leaves: an INVALID index and no version.
-  await suite.pool.query(`DROP INDEX ${table}__expires_at; DROP TABLE ${table}__schema`);
+  await suite.pool.query(`DROP INDEX ${table}__expires_at; DROP TABLE IF EXISTS ${table}__schema`);
   await suite.pool.query(
     `INSERT INTO ${table} SELECT 'op', 'k' || i, 'c', 1, NULL, 'fp', NULL, '2100-01-01', 1, '{}' FROM generate_series(1, 2) i`,
   );
