@@ -115,13 +115,13 @@ BEGIN
 END
 $fn$`;
 
-const completeFn = (
+/** complete and tx_complete: the same transition and answers, on the row `owned` accepts. */
+const completing = (
   n: SchemaNames,
-  { alreadyMovedBy, lockTimeout, notifyIfFound, ownedPending }: Fragments,
-): string => `
--- complete: the owner's pending row becomes the result (state c; e with no payload when the value could not be
--- encoded), with the exact TTL from now; waiters are notified (at commit). 1 if stored (or already stored by this owner), 0 if another owner holds the row.
-CREATE OR REPLACE FUNCTION ${n.fn('complete')}(
+  name: 'complete' | 'tx_complete',
+  owned: string,
+  { alreadyMovedBy, lockTimeout, notifyIfFound }: Fragments,
+): string => `CREATE OR REPLACE FUNCTION ${n.fn(name)}(
   p_operation text, p_key text, p_owner text, p_payload text, p_ttl_ms bigint, lock_timeout_ms int)
 RETURNS int LANGUAGE plpgsql AS $fn$
 BEGIN
@@ -129,11 +129,16 @@ BEGIN
   UPDATE ${n.table} t SET state = CASE WHEN p_payload IS NULL THEN 'e' ELSE 'c' END, payload = p_payload,
       lease_until = NULL,
       expires_at = clock_timestamp() + p_ttl_ms * interval '1 ms'
-    WHERE ${ownedPending};
+    WHERE ${owned};
   ${notifyIfFound}
   ${alreadyMovedBy("(CASE WHEN p_payload IS NULL THEN 'e' ELSE 'c' END) AND t.payload IS NOT DISTINCT FROM p_payload")}
 END
 $fn$`;
+
+const completeFn = (n: SchemaNames, f: Fragments): string => `
+-- complete: the owner's pending row becomes the result (state c; e with no payload when the value could not be
+-- encoded), with the exact TTL from now; waiters are notified (at commit). 1 if stored (or already stored by this owner), 0 if another owner holds the row.
+${completing(n, 'complete', f.ownedPending, f)}`;
 
 // Version 2. The transactional path's complete (coordinateInTransaction), where "the transaction is the lease": the
 // claim earlier in this same transaction wrote the row, so the row stays locked by the transaction until it ends
@@ -141,25 +146,10 @@ $fn$`;
 // its lease and its expires_at, as long as this runs in the claim's open transaction (the claim's transaction-local
 // mark is still on; a commit or rollback in between resets it, and then the row must be live, as for complete).
 // The standalone complete keeps its check: there a lapsed row may have been taken over, or may be at any moment.
-const txCompleteFn = (
-  n: SchemaNames,
-  { alreadyMovedBy, lockTimeout, notifyIfFound, ownedPendingHere }: Fragments,
-): string => `
+const txCompleteFn = (n: SchemaNames, f: Fragments): string => `
 -- tx_complete: complete, on the claim's own open transaction, whose row lock is the lease (see the library's
 -- schema-functions.ts). 1 if stored (or already stored by this owner), 0 otherwise.
-CREATE OR REPLACE FUNCTION ${n.fn('tx_complete')}(
-  p_operation text, p_key text, p_owner text, p_payload text, p_ttl_ms bigint, lock_timeout_ms int)
-RETURNS int LANGUAGE plpgsql AS $fn$
-BEGIN
-  ${lockTimeout}
-  UPDATE ${n.table} t SET state = CASE WHEN p_payload IS NULL THEN 'e' ELSE 'c' END, payload = p_payload,
-      lease_until = NULL,
-      expires_at = clock_timestamp() + p_ttl_ms * interval '1 ms'
-    WHERE ${ownedPendingHere};
-  ${notifyIfFound}
-  ${alreadyMovedBy("(CASE WHEN p_payload IS NULL THEN 'e' ELSE 'c' END) AND t.payload IS NOT DISTINCT FROM p_payload")}
-END
-$fn$`;
+${completing(n, 'tx_complete', f.ownedPendingHere, f)}`;
 
 const renewFn = (n: SchemaNames, { lockTimeout, ownedPending }: Fragments): string => `
 -- renew: extends the owner's lease from now; the row must outlive the lease it grants. 1 if renewed,
