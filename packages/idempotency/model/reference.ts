@@ -70,19 +70,30 @@ export class ReferenceModel {
   /** The highest token granted for the key so far (0: none yet). */
   maxGranted = 0;
 
+  /**
+   * @param heldByTransaction - every call runs in one caller's transaction (PostgreSQL's `inTransaction`), which
+   *   holds the rows it wrote until it ends: the caller's completion of its own pending record finds it live even
+   *   when it expired, as nobody else could take it (the transaction is the lease: `<table>__tx_complete`)
+   */
   constructor(
     readonly store: StoreKind,
     readonly times: ModelTimes,
     readonly transitions: readonly Transition[] = loadTransitions(),
+    readonly heldByTransaction = false,
   ) {}
 
-  /** The record, unless it expired. */
-  live(): ModelRecord | undefined {
-    return this.record && this.record.expiresAt > this.now ? this.record : undefined;
+  /** The record, unless it expired (or, held by the transaction, it is the one `c` completes). */
+  live(c?: ModelCall): ModelRecord | undefined {
+    const r = this.record;
+    if (r && r.expiresAt > this.now) return r;
+    const completes = c?.call === 'complete' || c?.call === 'completeWithoutResult';
+    return this.heldByTransaction && completes && r?.state === 'pending' && r.owner === c.owner
+      ? r
+      : undefined;
   }
 
   situation(c: ModelCall): Situation {
-    const r = this.live();
+    const r = this.live(c);
     if (!r) return { record: 'absent' };
     const abandoned = c.abandoned !== undefined && r.state === 'pending' && r.owner === c.abandoned;
     const owner = r.owner === c.owner ? 'caller' : abandoned ? 'abandoned' : 'other';
@@ -109,7 +120,7 @@ export class ReferenceModel {
     if (observed.reply !== row.reply) fail(row.reply);
     const fence = TOKEN_REPLIES.includes(row.reply)
       ? this.checkFence(row, observed, fail)
-      : this.fenceAfter(row);
+      : this.fenceAfter(row, c);
     this.checkDetails(row, observed, fail);
     this.apply(row, c, fence);
     return row;
@@ -119,7 +130,7 @@ export class ReferenceModel {
   expected(c: ModelCall): Observed {
     const row = this.rowFor(c);
     const r = this.live();
-    const fence = row.fence === 'fresh' ? this.maxGranted + 1 : this.fenceAfter(row);
+    const fence = row.fence === 'fresh' ? this.maxGranted + 1 : this.fenceAfter(row, c);
     switch (row.reply) {
       case 'acquired':
       case 'replayWithoutResult':
@@ -148,8 +159,8 @@ export class ReferenceModel {
   }
 
   /** The token a row with a fixed rule gives (next: the stored + 1; unowned: 0, or an expired row's). */
-  private fenceAfter(row: Transition): number {
-    const r = this.live();
+  private fenceAfter(row: Transition, c?: ModelCall): number {
+    const r = this.live(c);
     switch (row.fence ?? 'same') {
       case 'same':
         return r?.fence ?? 0;
@@ -192,7 +203,7 @@ export class ReferenceModel {
   private apply(row: Transition, c: ModelCall, fence: number): void {
     if (isGrant(row)) this.maxGranted = fence;
     if (row.then === 'unchanged') return;
-    const before = this.live() ?? this.record;
+    const before = this.live(c) ?? this.record;
     const then = row.then;
     const now = this.now;
     const leaseUntil =

@@ -17,9 +17,9 @@ import type {
 import { assertIntegerIn } from '../validation.js';
 import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from './defaults.js';
 import { Notifications } from './notifications.js';
-import { insertCompletedSql, schemaNames, schemaSql, type SchemaNames } from './schema.js';
+import { insertCompletedSql, schemaNames, type SchemaNames } from './schema.js';
+import { MIGRATE_DEFAULTS, migrateSchema, type MigrateOptions } from './migration.js';
 import { transactionConflictOf } from './sql-errors.js';
-import { guardClient } from './client-guard.js';
 import { endBackendSql, lockWaitAsInProgress } from './claim-faults.js';
 import { GiveBacks } from './give-backs.js';
 import { PooledRunner } from './pooled-runner.js';
@@ -147,26 +147,24 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
   }
 
   /**
-   * Creates the table, its expiry index and its functions if absent (and replaces the functions by this
-   * version's). Safe to run from many processes at once: a transaction-level advisory lock serialises them.
+   * Brings the table to `POSTGRES_SCHEMA_VERSION`: creates the table, its expiry index and its functions, or
+   * adds what a later version needs. When the version recorded in `<table>__schema` is current (every boot after
+   * the first) it is one plain read and nothing else, so it never waits for, nor holds up, the table's writers (an
+   * open transactional claim included). Otherwise the missing versions' steps run under a session-level advisory
+   * lock on a connection of its own (closed afterwards): tables and functions in transactions whose lock waits are
+   * bounded by `commandTimeoutMs`, indexes built `CONCURRENTLY` (an INVALID one a failed build left is dropped and
+   * built again). Safe from many processes at once: one migrates, the others wait for it (at most `waitMs`) and
+   * find the table current. The same statements are `schemaSql()`'s, for a migration tool of your own.
+   * @throws IdempotencyStoreUnavailableError when PostgreSQL fails or refuses a statement (the `cause`), or
+   *   another process' migration of the table took longer than `waitMs`
    */
-  async migrate(): Promise<void> {
-    const client = await this.pool.connect();
-    const unguard = guardClient(client);
-    try {
-      await client.query('BEGIN');
-      await client.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 0))', [
-        this.names.migrationLockKey,
-      ]);
-      await client.query(schemaSql(this.names));
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => undefined);
-      throw error;
-    } finally {
-      client.release();
-      unguard();
-    }
+  async migrate(options: MigrateOptions = {}): Promise<void> {
+    const waitMs = options.waitMs ?? MIGRATE_DEFAULTS.waitMs;
+    assertIntegerIn('waitMs', waitMs, 0, 24 * 60 * 60 * 1_000);
+    await migrateSchema(
+      { pool: this.pool, names: this.names, lockTimeoutMs: this.commandTimeoutMs },
+      { waitMs },
+    );
     // Every path sweeps from here on, also one that only ever writes with insertCompletedSql.
     this.startSweeper();
   }

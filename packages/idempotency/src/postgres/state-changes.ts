@@ -26,6 +26,7 @@ import { isUnstorableValue, transactionStoreErrorOf } from './sql-errors.js';
 const ARITY: Record<StateChange, number> = {
   claim: 7,
   complete: 5,
+  tx_complete: 5,
   renew: 4,
   release: 3,
   store_if_absent: 6,
@@ -143,7 +144,11 @@ export function transactionRunner(statements: Statements, transaction: SqlTransa
     try {
       // One statement more, so the claim can prove it runs in the same open transaction (see the claim's SQL).
       if (change === 'claim') await send({ name: 'idem:mark', text: MARK_OPEN_TRANSACTION_SQL }, []);
-      const { rows } = await send(statements[change], [...args, null]);
+      // The transaction is the lease: its complete holds the row locked since the claim, expired or not.
+      const { rows } = await send(statements[change === 'complete' ? 'tx_complete' : change], [
+        ...args,
+        null,
+      ]);
       return rows[0] as Record<string, unknown>;
     } catch (error) {
       throw transactionStoreErrorOf(error, id);

@@ -1,7 +1,7 @@
 import { describe, expect, it, beforeEach } from '@jest/globals';
 import { CompiledQuery, Kysely, PostgresDialect } from 'kysely';
 import type pg from 'pg';
-import { waitFor, withTransaction } from '@retry-safe/testing';
+import { sleep, waitFor, withTransaction } from '@retry-safe/testing';
 import { IdempotencyErrorCode, jsonCodec } from '../../src/index.js';
 import { kyselyTransaction } from '../../src/postgres/index.js';
 import { ordersWorld, type Order, type OrdersWorld } from './orders-world.js';
@@ -39,6 +39,24 @@ describe('transactional mode', () => {
     await expect(w.placeOnce('k-rollback')).resolves.toMatchObject({ outcome: 'executed' });
     expect(w.executions).toBe(2);
     expect(await w.counts('k-rollback')).toEqual({ orders: 1, records: 1 });
+  });
+
+  it('an action that outlives the lease and the record completes and commits: the transaction is the lease', async () => {
+    // The claim's row stays locked by this transaction until it ends, so nobody else can take the key however long
+    // the action runs; only a commit or rollback in between would end that (see the tx_complete function).
+    const slow = { ...w.request('k-slow'), ttlMs: 1_000, leaseMs: 10 };
+    const placed = await withTransaction(w.pool, (client) =>
+      w.coordinator.coordinateInTransaction(client, slow, async ({ transaction }) => {
+        const order = await w.placeOrder(transaction, 'k-slow');
+        await sleep(1_200); // past leaseMs and past retainMs (max(ttlMs, leaseMs))
+        return order;
+      }),
+    );
+
+    expect(placed).toMatchObject({ key: 'k-slow' });
+    expect(await w.counts('k-slow')).toEqual({ orders: 1, records: 1 });
+    await expect(w.placeOnce('k-slow')).resolves.toMatchObject({ outcome: 'replayed', value: placed });
+    expect(w.executions).toBe(1);
   });
 
   it('a failed action leaves the key free even when the caller commits anyway', async () => {

@@ -42,7 +42,7 @@ describeRecordModel("PostgreSQL, in the caller's transaction", {
     try {
       await client.query('BEGIN');
       const store = suite.store.inTransaction(client);
-      await run(postgresSystem({ ...common, store, db: client, table: suite.table }));
+      await run(postgresSystem({ ...common, store, db: client, table: suite.table, inTransaction: true }));
     } finally {
       await client.query('ROLLBACK');
       client.release();

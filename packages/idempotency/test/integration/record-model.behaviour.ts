@@ -46,7 +46,7 @@ class RunModel {
     last: undefined,
   }));
   constructor(system: RecordSystem) {
-    this.ref = new ReferenceModel(system.kind, system.times, table);
+    this.ref = new ReferenceModel(system.kind, system.times, table, system.heldByTransaction);
   }
 }
 

@@ -15,6 +15,8 @@ import type { StoreKind } from '../../model/transitions.js';
  */
 export interface RecordSystem {
   readonly kind: StoreKind;
+  /** Its calls run in one caller's transaction, which holds the rows it wrote (see ReferenceModel). */
+  readonly heldByTransaction?: boolean;
   readonly times: ModelTimes;
   readonly unitMs: number;
   /** Runs one call; `lose`: its first reply is lost, and the call runs again (the Redis client resends it). */
@@ -224,11 +226,14 @@ export function postgresSystem(options: {
   sweep?: () => Promise<unknown>;
   times: ModelTimes;
   unitMs: number;
+  /** `store` is `inTransaction(db)`: the transaction holds the rows it wrote. */
+  inTransaction?: boolean;
 }): RecordSystem {
   const { store, db, table, times, unitMs } = options;
   const where = 'WHERE operation = $1 AND key = $2';
   return {
     kind: 'postgres',
+    heldByTransaction: options.inTransaction === true,
     times,
     unitMs,
     // PostgreSQL's client never resends: a lost reply is a failed call the caller makes again, same owner.
