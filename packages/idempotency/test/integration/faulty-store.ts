@@ -6,6 +6,7 @@ import {
   startPostgres,
   startTcpProxy,
   type PostgresHandle,
+  type ProxyConnection,
   type ProxyDirection,
   type TcpProxy,
 } from '@retry-safe/testing';
@@ -70,6 +71,26 @@ async function reachable(what: string, probe: () => Promise<unknown>): Promise<v
   }
 }
 
+/** The faults of `proxies` (one proxy, or Redis' set of them); `reached` resolves once the clients are back. */
+function networkFaults(
+  proxies: Omit<NetworkFaults, 'heal'> & { heal(): void; readonly connections: readonly ProxyConnection[] },
+  reached: () => Promise<void>,
+): NetworkFaults {
+  return {
+    holdReplies: () => proxies.holdReplies(),
+    releaseReplies: () => proxies.releaseReplies(),
+    blackhole: (direction) => proxies.blackhole(direction),
+    delayReplies: (ms) => proxies.delayReplies(ms),
+    resetAll: () => proxies.resetAll(),
+    heal: async () => {
+      proxies.heal();
+      // Closed, not reset: a reset of a half-closed socket can leave its handle open, and Jest would not exit.
+      for (const connection of proxies.connections) connection.drop();
+      await reached();
+    },
+  };
+}
+
 /** Redis (standalone or Cluster) behind its proxies: a client through them per world, a key prefix per world. */
 export function faultyRedis(net: ProxiedRedis): FaultyStores {
   const clients: (Redis | Cluster)[] = [];
@@ -80,18 +101,9 @@ export function faultyRedis(net: ProxiedRedis): FaultyStores {
     for (const node of 'nodes' in client ? client.nodes('master') : [client]) await node.ping();
   };
   return {
-    net: {
-      holdReplies: () => net.holdReplies(),
-      releaseReplies: () => net.releaseReplies(),
-      blackhole: (direction) => net.blackhole(direction),
-      delayReplies: (ms) => net.delayReplies(ms),
-      resetAll: () => net.resetAll(),
-      heal: async () => {
-        net.heal();
-        for (const connection of net.connections) connection.drop();
-        for (const client of clients) await reachable('Redis', () => ping(client));
-      },
-    },
+    net: networkFaults(net, async () => {
+      for (const client of clients) await reachable('Redis', () => ping(client));
+    }),
     world: async (options = {}) => {
       const client = await net.client();
       clients.push(client);
@@ -116,25 +128,26 @@ export function faultyRedis(net: ProxiedRedis): FaultyStores {
   };
 }
 
+/** {@link faultyPostgres}: also the server, its proxy and a pool straight to it, for PostgreSQL's own tests. */
+export interface FaultyPostgres extends FaultyStores {
+  readonly server: PostgresHandle;
+  readonly proxy: TcpProxy;
+  readonly direct: pg.Pool;
+}
+
 /** A private PostgreSQL database behind a proxy: a pool through it and a table per world. */
-export async function faultyPostgres(): Promise<FaultyStores> {
+export async function faultyPostgres(): Promise<FaultyPostgres> {
   const server: PostgresHandle = await startPostgres();
   const proxy: TcpProxy = await startTcpProxy(server);
   const direct = server.pool({ max: 4 });
   const pools = new Set<pg.Pool>();
   return {
-    net: {
-      holdReplies: () => proxy.holdReplies(),
-      releaseReplies: () => proxy.releaseReplies(),
-      blackhole: (direction) => proxy.blackhole(direction),
-      delayReplies: (ms) => proxy.delayReplies(ms),
-      resetAll: () => proxy.resetAll(),
-      heal: async () => {
-        proxy.heal();
-        for (const connection of proxy.connections) connection.drop();
-        for (const pool of pools) await reachable('PostgreSQL', () => pool.query('SELECT 1'));
-      },
-    },
+    server,
+    proxy,
+    direct,
+    net: networkFaults(proxy, async () => {
+      for (const pool of pools) await reachable('PostgreSQL', () => pool.query('SELECT 1'));
+    }),
     world: async (options = {}) => {
       const pool = poolThrough(server, proxy, { max: 4 });
       pools.add(pool);
@@ -169,20 +182,23 @@ export async function faultyPostgres(): Promise<FaultyStores> {
   };
 }
 
-/** Sessions of the suite's own database in a transaction, or running a statement of `table`'s functions. */
-async function busySessions(direct: pg.Pool, table: string): Promise<number> {
+/**
+ * Sessions of the suite's own database in a transaction, or running a statement of `table`'s functions; `where`
+ * narrows them (e.g. `AND wait_event_type = 'Lock'`).
+ */
+export async function busySessions(direct: pg.Pool, table: string, where = ''): Promise<number> {
   const { rows } = await direct.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_stat_activity
       WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
-        AND (state LIKE 'idle in transaction%' OR (state = 'active' AND position($1 in query) > 0))`,
+        AND (state LIKE 'idle in transaction%' OR (state = 'active' AND position($1 in query) > 0)) ${where}`,
     [table],
   );
   return rows[0]!.n;
 }
 
 /** {@link FaultyStores} for the whole suite: started in `beforeAll`, closed in `afterAll`. */
-export function suiteFaultyStores(start: () => Promise<FaultyStores>): () => FaultyStores {
-  let stores: FaultyStores | undefined;
+export function suiteFaultyStores<S extends FaultyStores>(start: () => Promise<S>): () => S {
+  let stores: S | undefined;
   beforeAll(async () => {
     stores = await start();
   }, 30_000);

@@ -1,13 +1,5 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import type pg from 'pg';
-import {
-  poolThrough,
-  ProxyDirection,
-  startPostgres,
-  startTcpProxy,
-  type PostgresHandle,
-  type TcpProxy,
-} from '@retry-safe/testing';
+import { afterEach, describe, expect, it } from '@jest/globals';
+import { poolThrough, ProxyDirection } from '@retry-safe/testing';
 import {
   IdempotencyCoordinator,
   IdempotencyErrorCode,
@@ -15,6 +7,7 @@ import {
   type CoordinateRequest,
 } from '../../src/index.js';
 import { PostgresIdempotencyStore } from '../../src/postgres/index.js';
+import { busySessions, faultyPostgres, suiteFaultyStores } from './faulty-store.js';
 import { freshTable } from './postgres-support.js';
 import { countingAction, eventually, type Charge } from './support.js';
 
@@ -24,33 +17,20 @@ import { countingAction, eventually, type Charge } from './support.js';
 const BOUND_MS = 500;
 const TIMER_SLACK_MS = 400;
 
-let server: PostgresHandle;
-let proxy: TcpProxy;
-let direct: pg.Pool;
+const suite = suiteFaultyStores(faultyPostgres);
 const open: { close(): Promise<void> }[] = [];
-
-beforeAll(async () => {
-  server = await startPostgres();
-  proxy = await startTcpProxy(server);
-  direct = server.pool({ max: 4 });
-}, 30_000);
+const busy = (table: string, where?: string) => busySessions(suite().direct, table, where);
 
 afterEach(async () => {
-  proxy.heal();
-  for (const connection of proxy.connections) connection.drop();
+  await suite().net.heal();
   for (const thing of open.splice(0).reverse()) await thing.close();
-});
-
-afterAll(async () => {
-  await direct.end();
-  await proxy.close();
-  await server.close();
 });
 
 const blocking = { operation: 'payment.charge.t1', key: 'k-tx', owner: 'blocker', fingerprint: 'fp-a' };
 
 /** A caller's pool through the proxy with the caller's bounds, a store on it, and the test's direct reads. */
 async function callerWorld(boundMs = BOUND_MS) {
+  const { server, proxy, direct } = suite();
   const table = freshTable();
   const migrator = new PostgresIdempotencyStore(direct, { table, sweepIntervalMs: 0 });
   await migrator.migrate();
@@ -74,17 +54,6 @@ async function callerWorld(boundMs = BOUND_MS) {
   const state = async () =>
     (await direct.query<{ state: string }>(`SELECT state FROM ${table} WHERE key = 'k-tx'`)).rows[0]?.state;
   return { table, pool, direct: other, coordinator: new IdempotencyCoordinator(store), request, state };
-}
-
-/** Sessions of this database in a transaction (holding what they wrote) or running a statement of `table`. */
-async function busySessions(table: string, where = ''): Promise<number> {
-  const { rows } = await direct.query<{ n: number }>(
-    `SELECT count(*)::int AS n FROM pg_stat_activity
-      WHERE datname = current_database() AND pid <> pg_backend_pid() AND backend_type = 'client backend'
-        AND (state LIKE 'idle in transaction%' OR (state = 'active' AND position($1 in query) > 0)) ${where}`,
-    [table],
-  );
-  return rows[0]!.n;
 }
 
 /** BEGIN on a new connection of the caller's pool, then `fault`, then the transactional call: what it threw, and how long it took. */
@@ -117,16 +86,17 @@ describe('a silent network during a transactional claim', () => {
     async (direction) => {
       const w = await callerWorld();
       const action = countingAction();
-      const { failed, took } = await failedTransactionalCall(w, action.run, () => proxy.blackhole(direction));
+      const { failed, took } = await failedTransactionalCall(w, action.run, () =>
+        suite().net.blackhole(direction),
+      );
 
       expect(failed).toMatchObject({ code: IdempotencyErrorCode.StoreUnavailable });
       expect(took).toBeLessThan(BOUND_MS + TIMER_SLACK_MS);
       expect(action.executions).toBe(0);
-      await eventually('no open transaction', async () => (await busySessions(w.table)) === 0, BOUND_MS * 2);
+      await eventually('no open transaction', async () => (await busy(w.table)) === 0, BOUND_MS * 2);
       expect(await w.state()).toBeUndefined();
 
-      proxy.heal();
-      for (const c of proxy.connections) c.drop();
+      await suite().net.heal();
       await expect(w.coordinator.coordinateWithOutcome(w.request, action.run)).resolves.toMatchObject({
         outcome: 'executed',
       });
@@ -142,18 +112,18 @@ describe('a silent network during a transactional claim', () => {
     // Another transaction holds the key for now, so the caller's claim is on the server, waiting, when the network
     // goes silent; once that transaction ends, the claim runs, and neither its answer nor the caller's ROLLBACK
     // gets through.
-    const blocker = await direct.connect();
+    const blocker = await suite().direct.connect();
     await blocker.query('BEGIN');
     await w.direct.inTransaction(blocker).claim({ ...blocking, leaseMs: 30_000, retainMs: 60_000 });
     const call = failedTransactionalCall(w, action.run, () => undefined);
     await eventually(
       'the claim waits',
-      async () => (await busySessions(w.table, `AND wait_event_type = 'Lock'`)) === 1,
+      async () => (await busy(w.table, `AND wait_event_type = 'Lock'`)) === 1,
     );
-    proxy.blackhole(ProxyDirection.Both);
+    suite().net.blackhole(ProxyDirection.Both);
     await blocker.query('ROLLBACK');
     blocker.release();
-    await eventually('the claim ran', async () => (await busySessions(w.table)) === 1);
+    await eventually('the claim ran', async () => (await busy(w.table)) === 1);
     const ran = Date.now();
     // Another process, straight to the server, from now on: blocked only until the server ends the silent
     // transaction (its idle_in_transaction_session_timeout).
@@ -171,7 +141,7 @@ describe('a silent network during a transactional claim', () => {
     expect(retry).toMatchObject({ outcome: 'executed' });
     expect(at - ran).toBeLessThan(boundMs + TIMER_SLACK_MS);
     expect(action.executions).toBe(1);
-    expect(await busySessions(w.table)).toBe(0);
+    expect(await busy(w.table)).toBe(0);
     expect(await w.state()).toBe('c');
   });
 });
