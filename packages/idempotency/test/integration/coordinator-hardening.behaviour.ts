@@ -1,22 +1,21 @@
 import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import type { Cluster, Redis } from 'ioredis';
 import { IdempotencyErrorCode, jsonCodec, type CoordinateRequest } from '../../src/index.js';
-import { countingAction, eventually, shardSubscribers, world, type World } from './support.js';
+import { countingAction, eventually, type BehaviourBackend, type StoreWorld } from './support.js';
 
 /**
- * Regression tests of issue 11 (lost replies aside, which need a proxy: lost-replies.spec.ts), on a standalone
- * server and on a 3-master Cluster.
+ * Regression tests of issue 11 that hold for every store (Redis' own: redis-hardening.behaviour.ts; lost replies:
+ * lost-replies.behaviour.ts): run on a standalone Redis, a 3-master Cluster, PostgreSQL and the in-memory store.
  */
-export function describeCoordinatorHardening(name: string, client: () => Redis | Cluster): void {
+export function describeCoordinatorHardening(name: string, backend: BehaviourBackend): void {
   describe(`coordinator hardening on ${name}`, () => {
-    let w: World;
-    beforeEach(() => {
-      w = world(client());
+    let w: StoreWorld;
+    beforeEach(async () => {
+      w = await backend.world();
     });
     afterEach(async () => {
       await w.close();
     });
-    const recordKey = (key: string) => `${w.prefix}payment.charge.t1:${key}`;
+    const record = (key: string) => `payment.charge.t1:${key}`;
 
     it('a result the codec cannot encode: the action runs once; every call gets IDEMPOTENCY_UNENCODABLE_RESULT', async () => {
       const coordinator = w.coordinator({ inFlight: 'raise' });
@@ -41,13 +40,10 @@ export function describeCoordinatorHardening(name: string, client: () => Redis |
       const coordinator = w.coordinator({ inFlight: 'raise', leaseMs: 1_000 });
       const ttl = { ttlMs: 1_000 };
       const first = await coordinator.coordinateWithOutcome(w.request('k-fence', ttl), countingAction().run);
-      await eventually('the result expired', async () => (await client().exists(recordKey('k-fence'))) === 0);
+      await eventually('the result expired', async () => (await w.records()).length === 0);
       const failing = countingAction({ fail: true });
       await expect(coordinator.coordinate(w.request('k-fence', ttl), failing.run)).rejects.toThrow();
-      await eventually(
-        'the released record expired',
-        async () => (await client().exists(recordKey('k-fence'))) === 0,
-      );
+      await eventually('the released record expired', async () => (await w.records()).length === 0);
       const third = await coordinator.coordinateWithOutcome(w.request('k-fence', ttl), countingAction().run);
 
       expect(failing.tokens[0]).toBeGreaterThan(first.fencingToken);
@@ -114,10 +110,10 @@ export function describeCoordinatorHardening(name: string, client: () => Redis |
       await coordinator.coordinate(w.request('k\uFFFD'), action.run);
       await coordinator.coordinate(w.request('k\uD83D\uDE00'), action.run);
       expect(action.executions).toBe(2);
-      expect((await w.keys()).sort()).toEqual([recordKey('k\uFFFD'), recordKey('k\uD83D\uDE00')].sort());
+      expect((await w.records()).sort()).toEqual([record('k\uFFFD'), record('k\uD83D\uDE00')].sort());
     });
 
-    describe('wait mode subscriptions', () => {
+    describe('wait mode', () => {
       it('a second watcher of a channel whose subscribe is in flight still hears the completion', async () => {
         const store = w.otherStore();
         const id = { operation: 'payment.charge.t1', key: 'k-second-watcher' };
@@ -134,47 +130,6 @@ export function describeCoordinatorHardening(name: string, client: () => Redis |
           await firstWatch
         )();
       });
-
-      it('uses sharded pub/sub on the slot of the key, and unsubscribes when the last waiter leaves', async () => {
-        const owner = w.coordinator({ inFlight: 'wait' });
-        const waiter = w.coordinator({ inFlight: 'wait' }, w.otherStore());
-        const action = countingAction({ holdMs: 5_000 });
-        const first = owner.coordinate(w.request('k-sharded'), action.run);
-        await eventually('the owner runs', () => action.executions === 1);
-        const second = waiter.coordinateWithOutcome(w.request('k-sharded'), action.run);
-        await eventually(
-          'the waiter subscribed',
-          async () => (await shardSubscribers(client(), recordKey('k-sharded'))) === 1,
-        );
-        action.release();
-
-        await expect(second).resolves.toMatchObject({ outcome: 'replayed', value: { id: 'ch_1' } });
-        await first;
-        await eventually(
-          'no subscription left',
-          async () => (await shardSubscribers(client(), recordKey('k-sharded'))) === 0,
-        );
-      });
     });
-
-    it.each([
-      ['a fingerprint length past the end of the record', '1|c|5|||99|fp-a{}'],
-      ['a fencing token beyond 2^53 (completed)', '1|c|100000000000000000000|||4|fp-a{}'],
-      ['a fencing token beyond 2^53 (released)', '1|r|100000000000000000000|||0|'],
-      ['a fencing token beyond 2^53 (pending, lease over)', '1|p|100000000000000000000|1|someone|4|fp-a'],
-    ])(
-      '%s: IDEMPOTENCY_CORRUPT_RECORD, the action does not run, the record stays as it was',
-      async (_, raw) => {
-        await client().set(recordKey('k-corrupt-edge'), raw);
-        const action = countingAction();
-        await expect(
-          w.coordinator().coordinate(w.request('k-corrupt-edge'), action.run),
-        ).rejects.toMatchObject({
-          code: IdempotencyErrorCode.CorruptRecord,
-        });
-        expect(action.executions).toBe(0);
-        expect(await client().get(recordKey('k-corrupt-edge'))).toBe(raw);
-      },
-    );
   });
 }

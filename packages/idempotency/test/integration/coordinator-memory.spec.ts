@@ -1,4 +1,5 @@
 import { describeCoordinatorBehaviour } from './coordinator.behaviour.js';
+import { describeCoordinatorHardening } from './coordinator-hardening.behaviour.js';
 import { storeWorld, type BehaviourBackend } from './support.js';
 import { MemoryIdempotencyStore } from '../../src/memory/index.js';
 
@@ -32,4 +33,6 @@ function memoryBackend(): BehaviourBackend {
   };
 }
 
-describeCoordinatorBehaviour('the in-memory store', memoryBackend());
+const backend = memoryBackend();
+describeCoordinatorBehaviour('the in-memory store', backend);
+describeCoordinatorHardening('the in-memory store', backend);

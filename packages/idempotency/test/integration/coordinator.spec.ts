@@ -1,12 +1,12 @@
 import { startRedis } from '@retry-safe/testing';
 import { describeCoordinatorBehaviour } from './coordinator.behaviour.js';
 import { describeCoordinatorHardening } from './coordinator-hardening.behaviour.js';
+import { describeRedisHardening } from './redis-hardening.behaviour.js';
 import { redisBackend, suiteRedis } from './support.js';
 
 const redis = suiteRedis(() => startRedis());
+const backend = redisBackend(() => redis.client);
 
-describeCoordinatorBehaviour(
-  'a standalone Redis',
-  redisBackend(() => redis.client),
-);
-describeCoordinatorHardening('a standalone Redis', () => redis.client);
+describeCoordinatorBehaviour('a standalone Redis', backend);
+describeCoordinatorHardening('a standalone Redis', backend);
+describeRedisHardening('a standalone Redis', () => redis.client);

@@ -1,242 +1,175 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
-import { whenAborted } from '@retry-safe/testing';
-import { IdempotencyErrorCode, type ActionContext } from '../../src/index.js';
-import { RedisIdempotencyStore } from '../../src/redis/index.js';
-import { scripts, type LuaScript } from '../../src/redis/scripts.js';
-import type { ProxiedRedis } from './proxied-redis.js';
-import { countingAction, eventually, shardSubscribers, sleep, world, type World } from './support.js';
+import { afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import { CLOCK_SLACK_MS, ProxyDirection, whenAborted } from '@retry-safe/testing';
+import {
+  IdempotencyErrorCode,
+  type CoordinatedResult,
+  type IdempotencyCoordinator,
+} from '../../src/index.js';
+import type { FaultyStores, FaultyWorld } from './faulty-store.js';
+import { countingAction, eventually, sleep, type Charge } from './support.js';
+
+/** The stores' bound on one call in these tests: short, so a silent network costs little test time. */
+const TIMEOUT_MS = 500;
+/** How long a retry after a lost claim may take at most: a give-back (end the backend, release) and a claim. */
+const RETRY_BOUND_MS = 1_000;
+/** Room above the bound for a loaded machine's timers. */
+const TIMER_SLACK_MS = 400;
 
 /**
- * Lost and slow replies, with TCP proxies between the store and Redis. ioredis resends unanswered commands after it
- * reconnects (autoResendUnfulfilledCommands, on by default), so a script can run twice for one call: every script
- * must answer its own owner the same way the second time. Run on a standalone server and on a 3-master Cluster.
+ * Lost, silent and slow replies between the store and its server, through TCP proxies: what every store survives
+ * alike (Redis, Redis Cluster, PostgreSQL; redis-lost-replies.behaviour.ts has Redis' own). A lost claim never
+ * blocks its retry beyond a small bound, the action runs exactly once, and nothing stays busy on the server.
+ * `stores` is the suite's, started and closed by the spec.
  */
-export function describeLostReplies(name: string, start: () => Promise<ProxiedRedis>): void {
+export function describeLostReplies(name: string, stores: () => FaultyStores): void {
   describe(`lost and slow replies on ${name}`, () => {
-    let net: ProxiedRedis;
-    let w: World;
+    let net: FaultyStores['net'];
+    let w: FaultyWorld | undefined;
 
-    beforeAll(async () => {
-      net = await start();
-    }, 30_000);
+    beforeAll(() => {
+      net = stores().net;
+    });
 
     afterEach(async () => {
       net.releaseReplies();
+      await net.heal();
       await w?.close();
+      w = undefined;
     });
 
-    afterAll(async () => {
-      await net.close();
+    const newWorld = async (commandTimeoutMs = TIMEOUT_MS) =>
+      (w = await stores().world({ commandTimeoutMs }));
+
+    /** The retry after the fault, once the network is back: not blocked, and the action ran once in all. */
+    async function retryRunsOnce(
+      world: FaultyWorld,
+      key: string,
+      action: ReturnType<typeof countingAction>,
+      expected: CoordinatedResult<Charge>['outcome'],
+    ): Promise<void> {
+      const started = Date.now();
+      const retry = await world
+        .coordinator({ inFlight: 'raise' })
+        .coordinateWithOutcome(world.request(key), action.run);
+      expect(Date.now() - started).toBeLessThan(RETRY_BOUND_MS);
+      expect(retry).toMatchObject({ outcome: expected, value: { id: 'ch_1' } });
+      expect(action.executions).toBe(1);
+      expect(await world.records()).toEqual([`payment.charge.t1:${key}`]);
+      expect(await world.stateOf(key)).toBe('c');
+      // A give-back of the lost claim may still be finishing (its owner-checked release changes nothing now).
+      await eventually('no busy session', async () => (await world.busySessions()) === 0, TIMEOUT_MS);
+    }
+
+    it('a claim reply lost after the store ran it (held until the record is visible, then reset): the action runs once, the retry is not blocked', async () => {
+      const world = await newWorld(2_000);
+      const action = countingAction();
+      net.holdReplies();
+      const first = world
+        .coordinator({ inFlight: 'raise' })
+        .coordinateWithOutcome(world.request('k-lost-claim'), action.run)
+        .catch((e: unknown) => e);
+      await eventually('the claim ran', async () => (await world.stateOf('k-lost-claim')) === 'p');
+      net.resetAll();
+      net.releaseReplies();
+
+      // Redis' client resends the claim after it reconnects, and the claim answers its own owner again;
+      // PostgreSQL's caller hears "unavailable" (the connection is gone, and with it the answer).
+      const outcome = await first;
+      if (outcome instanceof Error)
+        expect(outcome).toMatchObject({ code: IdempotencyErrorCode.StoreUnavailable });
+      else expect(outcome).toMatchObject({ outcome: 'executed' });
+      await net.heal();
+      await retryRunsOnce(world, 'k-lost-claim', action, outcome instanceof Error ? 'executed' : 'replayed');
     });
 
-    const request = (script: LuaScript, key: string) => (text: string) =>
-      text.includes(script.sha) && text.includes(`:${key}\r\n`);
-
-    describe('a reply lost after Redis ran the script (ioredis resends it)', () => {
-      it('claim, raise mode: the resent claim finds its own reservation and answers acquired, same token', async () => {
-        w = world(await net.client());
+    it.each([ProxyDirection.Replies, ProxyDirection.Requests, ProxyDirection.Both])(
+      '%s blackholed during a claim: the call fails within commandTimeoutMs, nothing stays busy, the retry runs the action once',
+      async (direction) => {
+        const world = await newWorld();
         const action = countingAction();
-        const dropped = net.dropAfterRequest(request(scripts.claim, 'k-claim-raise'));
-        const result = await w
+        net.blackhole(direction);
+        const started = Date.now();
+        const failed = await world
           .coordinator({ inFlight: 'raise' })
-          .coordinateWithOutcome(w.request('k-claim-raise'), action.run);
-        await dropped;
-
-        expect(result).toMatchObject({ outcome: 'executed', value: { id: 'ch_1' } });
-        expect(action.executions).toBe(1);
-        expect(w.events.map((e) => e.type)).toEqual(['miss']);
-      });
-
-      it('claim, wait mode: the caller does not wait out its own lease', async () => {
-        w = world(await net.client());
-        const action = countingAction();
-        const dropped = net.dropAfterRequest(request(scripts.claim, 'k-claim-wait'));
-        const result = await w
-          .coordinator({ inFlight: 'wait', leaseMs: 1_000 })
-          .coordinateWithOutcome(w.request('k-claim-wait'), action.run);
-        await dropped;
-
-        expect(result).toMatchObject({ outcome: 'executed' });
-        expect(action.executions).toBe(1);
-        // No in_progress: the caller never saw its own reservation as another owner's.
-        expect(w.events.map((e) => e.type)).toEqual(['miss']);
-      });
-
-      it("complete: the resent complete succeeds; no IDEMPOTENCY_LEASE_LOST, the action's signal never aborts", async () => {
-        w = world(await net.client());
-        const action = countingAction();
-        let signal: AbortSignal | undefined;
-        const dropped = net.dropAfterRequest(request(scripts.complete, 'k-complete'));
-        const result = await w
-          .coordinator({ inFlight: 'raise' })
-          .coordinateWithOutcome(w.request('k-complete'), async (ctx: ActionContext) => {
-            signal = ctx.signal;
-            return action.run(ctx);
-          });
-        await dropped;
-
-        expect(result).toMatchObject({ outcome: 'executed', value: { id: 'ch_1' } });
-        expect(signal?.aborted).toBe(false);
-        await expect(
-          w.coordinator().coordinateWithOutcome(w.request('k-complete'), action.run),
-        ).resolves.toEqual({
-          ...result,
-          outcome: 'replayed',
-        });
-        expect(action.executions).toBe(1);
-      });
-
-      it.each([
-        ['release', scripts.release],
-        ['renew', scripts.renew],
-      ])('%s: the resent script answers its owner "done" again', async (name, script) => {
-        w = world(await net.client());
-        const id = { operation: 'payment.charge.t1', key: `k-${name}` };
-        const owner = { ...id, owner: 'owner-a', leaseMs: 5_000 };
-        await w.store.claim({ ...owner, fingerprint: 'fp-a', retainMs: 60_000 });
-        const dropped = net.dropAfterRequest(request(script, id.key));
-        const done = name === 'release' ? await w.store.release(owner) : await w.store.renew(owner);
-        await dropped;
-        expect(done).toBe(true);
-      });
-    });
-
-    describe('a claim whose caller was told "unavailable"', () => {
-      it.each([
-        ['resent after the reconnect', {}],
-        ['never answered (ioredis does not resend)', { autoResendUnfulfilledCommands: false }],
-      ])('%s is given back: the retry with the same key runs at once', async (_, options) => {
-        const client = await net.client(options);
-        w = world(client);
-        (w.store as { commandTimeoutMs: number }).commandTimeoutMs = 300;
-        const action = countingAction();
-        const coordinator = w.coordinator({ inFlight: 'raise', leaseMs: 30_000 });
-        net.holdReplies();
-        // Redis runs the claim; its reply is held past the store's timeout, then lost with the connection.
-        await expect(coordinator.coordinate(w.request('k-timeout'), action.run)).rejects.toMatchObject({
-          code: IdempotencyErrorCode.StoreUnavailable,
-        });
-        for (const connection of net.connections) connection.drop();
-        net.releaseReplies();
-        // The client's retry comes later (after Retry-After); by then ioredis has reconnected.
-        const key = w.store.recordKey({ operation: 'payment.charge.t1', key: 'k-timeout' });
-        await eventually('reconnected', () =>
-          Promise.race([client.exists(key).then(() => true), sleep(200).then(() => false)]).catch(
-            () => false,
-          ),
-        );
-
-        const retry = await coordinator.coordinateWithOutcome(w.request('k-timeout'), action.run);
-        expect(retry).toMatchObject({ outcome: 'executed' });
-        expect(action.executions).toBe(1);
-      });
-    });
-
-    describe('a silent connection while the action runs', () => {
-      it("the lost-lease signal aborts at the owner's lease deadline, before another owner can take over", async () => {
-        w = world(await net.client());
-        (w.store as { commandTimeoutMs: number }).commandTimeoutMs = 10_000;
-        const leaseMs = 600;
-        let signal: AbortSignal | undefined;
-        const first = w
-          .coordinator({ inFlight: 'raise', leaseMs })
-          .coordinate(w.request('k-silent'), async (ctx) => {
-            signal = ctx.signal;
-            // Every reply from now on is held: renewals go out and never come back.
-            net.holdReplies();
-            await whenAborted(ctx.signal);
-            return { id: 'ch_silent', amount: 1, currency: 'EUR' };
-          })
+          .coordinate(world.request(`k-blackhole-${direction}`), action.run)
           .catch((e: unknown) => e);
-        while (signal === undefined) await sleep(5);
+        const took = Date.now() - started;
 
-        // Another process, straight to Redis, takes the key over as soon as Redis lets it (after the lease).
-        const direct = new RedisIdempotencyStore(net.direct, { keyPrefix: w.prefix });
-        const other = w.coordinator({ inFlight: 'raise' }, direct);
-        let abortedAtTakeover: boolean | undefined;
-        for (;;) {
-          const attempt = await other
-            .coordinate(w.request('k-silent'), async (ctx) => {
-              abortedAtTakeover = signal?.aborted;
-              return countingAction().run(ctx);
-            })
-            .catch((e: { code?: string; retryAfterMs?: number }) => e);
-          if (!('code' in attempt) || attempt.code !== IdempotencyErrorCode.InProgress) break;
-          await sleep(Math.max(1, attempt.retryAfterMs ?? 10));
-        }
-        await direct.close();
+        expect(failed).toMatchObject({ code: IdempotencyErrorCode.StoreUnavailable });
+        expect(took).toBeGreaterThanOrEqual(TIMEOUT_MS - CLOCK_SLACK_MS);
+        expect(took).toBeLessThan(TIMEOUT_MS + TIMER_SLACK_MS);
+        expect(action.executions).toBe(0);
+        // No session left running the claim or holding a transaction once the call gave up.
+        await eventually('no busy session', async () => (await world.busySessions()) === 0, TIMEOUT_MS);
+        await net.heal();
+        await retryRunsOnce(world, `k-blackhole-${direction}`, action, 'executed');
+      },
+    );
 
-        expect(abortedAtTakeover).toBe(true);
-        net.releaseReplies();
-        expect(await first).toMatchObject({
-          code: IdempotencyErrorCode.LeaseLost,
-          result: { id: 'ch_silent' },
-        });
-      });
+    it('replies delayed past commandTimeoutMs: the call fails within its bound, the retry runs the action once', async () => {
+      const world = await newWorld();
+      const action = countingAction();
+      net.delayReplies(TIMEOUT_MS * 3);
+      const started = Date.now();
+      const failed = await world
+        .coordinator({ inFlight: 'raise' })
+        .coordinate(world.request('k-slow'), action.run)
+        .catch((e: unknown) => e);
+      const took = Date.now() - started;
+
+      expect(failed).toMatchObject({ code: IdempotencyErrorCode.StoreUnavailable });
+      expect(took).toBeLessThan(TIMEOUT_MS + TIMER_SLACK_MS);
+      // The claim did run: the server has the reservation whose answer came too late.
+      await eventually('the late claim is stored', async () => (await world.stateOf('k-slow')) === 'p');
+      await net.heal();
+      await retryRunsOnce(world, 'k-slow', action, 'executed');
     });
 
-    describe('wait-mode subscriptions behind a slow connection', () => {
-      it('a watch that timed out leaves no subscription behind once the subscribe lands', async () => {
-        w = world(await net.client());
-        (w.store as { commandTimeoutMs: number }).commandTimeoutMs = 300;
-        const id = { operation: 'payment.charge.t1', key: 'k-watch-timeout' };
-        const channel = w.store.recordKey(id);
-        net.holdReplies();
-        await expect(w.store.watch(id, () => undefined)).rejects.toMatchObject({
-          code: IdempotencyErrorCode.StoreUnavailable,
-        });
-        net.releaseReplies();
-        // The subscribe reached Redis and is answered now; then the store must give it up (nobody listens).
-        await eventually('the subscribe was answered', () =>
-          net
-            .connectionThatSent(subscribeOf(channel))
-            ?.delivered.some((reply) => /\$(9|10)\r\ns?subscribe\r\n/i.test(reply)),
-        );
-        await eventually('no subscriber left', async () => (await subscribers(channel)) === 0);
-      });
+    it("a silent connection while the action runs: the signal aborts at the owner's lease deadline, before another owner takes over", async () => {
+      const world = await newWorld(10_000);
+      const leaseMs = 600;
+      let signal: AbortSignal | undefined;
+      const first = world
+        .coordinator({ inFlight: 'raise', leaseMs })
+        .coordinate(world.request('k-silent'), async (ctx) => {
+          signal = ctx.signal;
+          // Every reply from now on is held: renewals go out and never come back.
+          net.holdReplies();
+          await whenAborted(ctx.signal);
+          return { id: 'ch_silent', amount: 1, currency: 'EUR' };
+        })
+        .catch((e: unknown) => e);
+      while (signal === undefined) await sleep(5);
 
-      it('a waiter that has its result does not wait for the unsubscribe round trip', async () => {
-        w = world(await net.client());
-        const direct = new RedisIdempotencyStore(net.direct, { keyPrefix: w.prefix });
-        const owner = w.coordinator({ inFlight: 'wait' }, direct);
-        const action = countingAction({ holdMs: 5_000 });
-        const first = owner.coordinate(w.request('k-rtt'), action.run);
-        await eventually('the owner runs', () => action.executions === 1);
-        const waiting = w
-          .coordinator({ inFlight: 'wait' })
-          .coordinateWithOutcome(w.request('k-rtt'), action.run);
-        const channel = w.store.recordKey({ operation: 'payment.charge.t1', key: 'k-rtt' });
-        await eventually('the waiter subscribed', async () => (await subscribers(channel)) === 1);
-        // The subscriber connection answers slowly from now on: the wake-up and the unsubscribe's reply.
-        const subscriberConnection = net.connectionThatSent(subscribeOf(channel))!;
-        subscriberConnection.delayReplies(500);
-        action.release();
+      // Another process, straight to the server, takes the key over as soon as the store lets it.
+      const other = world.coordinator({ inFlight: 'raise' }, world.directStore());
+      const abortedAtTakeover = await takeOver(other, world, () => signal?.aborted);
 
-        await expect(waiting).resolves.toMatchObject({ outcome: 'replayed', value: { id: 'ch_1' } });
-        expect(
-          subscriberConnection.delivered.filter((reply) => /\$1[12]\r\ns?unsubscribe\r\n/i.test(reply)),
-        ).toEqual([]);
-        // ...and the unsubscribe did go out, and its reply arrives later.
-        await eventually('the unsubscribe was answered', () =>
-          subscriberConnection.delivered.some((reply) => /\$1[12]\r\ns?unsubscribe\r\n/i.test(reply)),
-        );
-        await first;
-        await direct.close();
+      expect(abortedAtTakeover).toBe(true);
+      net.releaseReplies();
+      expect(await first).toMatchObject({
+        code: IdempotencyErrorCode.LeaseLost,
+        result: { id: 'ch_silent' },
       });
     });
-
-    /** Subscribers of `channel`, plain or sharded, straight from Redis (every master of a Cluster). */
-    async function subscribers(channel: string): Promise<number> {
-      const nodes = 'nodes' in net.direct ? net.direct.nodes('master') : [net.direct];
-      let plain = 0;
-      for (const node of nodes)
-        plain += Number(((await node.pubsub('NUMSUB', channel)) as [string, number])[1]);
-      return plain + (await shardSubscribers(net.direct, channel));
-    }
-
-    /** The RESP text of a (sharded or plain) subscribe of `channel`, as a client sends it. */
-    function subscribeOf(channel: string): string {
-      return `subscribe\r\n$${Buffer.byteLength(channel)}\r\n${channel}\r\n`;
-    }
   });
+}
+
+/** Claims `k-silent` on `other` until it runs; returns what `aborted()` said when its action started. */
+async function takeOver(
+  other: IdempotencyCoordinator,
+  world: FaultyWorld,
+  aborted: () => boolean | undefined,
+): Promise<boolean | undefined> {
+  let abortedAtTakeover: boolean | undefined;
+  for (;;) {
+    const attempt = await other
+      .coordinate(world.request('k-silent'), async (ctx) => {
+        abortedAtTakeover = aborted();
+        return countingAction().run(ctx);
+      })
+      .catch((e: { code?: string; retryAfterMs?: number }) => e);
+    if (!('code' in attempt) || attempt.code !== IdempotencyErrorCode.InProgress) return abortedAtTakeover;
+    await sleep(Math.max(1, attempt.retryAfterMs ?? 10));
+  }
 }

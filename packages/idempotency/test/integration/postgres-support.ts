@@ -10,27 +10,30 @@ export const freshTable = (): string => `idem_${randomBytes(6).toString('hex')}`
 
 /**
  * A per-test world on PostgreSQL: its own table (and functions), migrated before the test (which also leaves an open
- * connection in the pool, so a paused server is met on a connection that is already up).
+ * connection in the pool, so a paused server is met on a connection that is already up). With `direct`, the
+ * stores use `pool` (e.g. through a proxy) while the migration and the test's own reads go straight to the server.
  */
 export async function postgresWorld(
   pool: pg.Pool,
   options: PostgresIdempotencyStoreOptions = {},
+  direct: pg.Pool = pool,
 ): Promise<StoreWorld<PostgresIdempotencyStore> & { table: string }> {
   const table = options.table ?? freshTable();
   const make = () => new PostgresIdempotencyStore(pool, { commandTimeoutMs: 1000, ...options, table });
   const store = make();
-  await store.migrate();
+  if (direct === pool) await store.migrate();
+  else await migrated(direct, table);
   const base = storeWorld(store, make, {
     records: async () =>
       (
-        await pool.query<{ id: string }>(
+        await direct.query<{ id: string }>(
           `SELECT operation || ':' || key AS id FROM ${table} WHERE expires_at > clock_timestamp() ORDER BY 1`,
         )
       ).rows.map((r) => r.id),
     removeRecord: async (operation, key) =>
-      void (await pool.query(`DELETE FROM ${table} WHERE operation = $1 AND key = $2`, [operation, key])),
+      void (await direct.query(`DELETE FROM ${table} WHERE operation = $1 AND key = $2`, [operation, key])),
     remainingTtlMs: async (operation, key) => {
-      const { rows } = await pool.query<{ ms: string }>(
+      const { rows } = await direct.query<{ ms: string }>(
         `SELECT floor(extract(epoch from expires_at - clock_timestamp()) * 1000) AS ms FROM ${table}
           WHERE operation = $1 AND key = $2`,
         [operation, key],
@@ -39,6 +42,13 @@ export async function postgresWorld(
     },
   });
   return { ...base, table };
+}
+
+/** Migrates `table` on `pool` with a store of its own, closed again (no sweep). */
+async function migrated(pool: pg.Pool, table: string): Promise<void> {
+  const migrator = new PostgresIdempotencyStore(pool, { table, sweepIntervalMs: 0 });
+  await migrator.migrate();
+  await migrator.close();
 }
 
 /** The behaviour suite on PostgreSQL: a table per test, and rows this format cannot read. */

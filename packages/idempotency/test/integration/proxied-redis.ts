@@ -2,6 +2,7 @@ import { Cluster, type ClusterOptions, type Redis, type RedisOptions } from 'ior
 import {
   startTcpProxy,
   type ProxyConnection,
+  type ProxyDirection,
   type RedisClusterHandle,
   type RedisHandle,
   type TcpProxy,
@@ -20,6 +21,11 @@ export interface ProxiedRedis {
   dropAfterRequest(matches: (request: string) => boolean): Promise<void>;
   holdReplies(): void;
   releaseReplies(): void;
+  /** {@link TcpProxy.blackhole}, {@link TcpProxy.delayReplies}, {@link TcpProxy.heal}, {@link TcpProxy.resetAll} on every proxy. */
+  blackhole(direction: ProxyDirection): void;
+  delayReplies(ms: number): void;
+  heal(): void;
+  resetAll(): void;
   /** The connection that sent `text` (e.g. the SSUBSCRIBE of a channel), if any. */
   connectionThatSent(text: string): ProxyConnection | undefined;
   /** Closes the clients, the proxies and the Redis behind them. */
@@ -53,6 +59,10 @@ function proxiedRedis(
     dropAfterRequest: (matches) => Promise.race(proxies.map((p) => p.dropAfterRequest(matches))),
     holdReplies: () => proxies.forEach((p) => p.holdReplies()),
     releaseReplies: () => proxies.forEach((p) => p.releaseReplies()),
+    blackhole: (direction) => proxies.forEach((p) => p.blackhole(direction)),
+    delayReplies: (ms) => proxies.forEach((p) => p.delayReplies(ms)),
+    heal: () => proxies.forEach((p) => p.heal()),
+    resetAll: () => proxies.forEach((p) => p.resetAll()),
     connectionThatSent: (text) =>
       connections().find((c) => c.forwarded.some((chunk) => chunk.includes(text))),
     close: async () => {

@@ -120,9 +120,10 @@ export function storeWorld<S extends IdempotencyStore & { close(): Promise<void>
 }
 
 /** A per-test world: a unique key prefix on a shared Redis, so tests never need to flush anything. */
-export function world(client: Redis | Cluster) {
+export function world(client: Redis | Cluster, options: { commandTimeoutMs?: number } = {}) {
   const prefix = `test:${randomUUID()}:`;
-  const make = () => new RedisIdempotencyStore(client, { keyPrefix: prefix, commandTimeoutMs: 1000 });
+  const make = () =>
+    new RedisIdempotencyStore(client, { keyPrefix: prefix, commandTimeoutMs: 1000, ...options });
   const keys = async (): Promise<string[]> => {
     const found: string[] = [];
     const nodes = 'nodes' in client ? client.nodes('master') : [client];
