@@ -91,14 +91,20 @@ export function workspacePackages(root: string): WorkspacePackage[] {
   return packages;
 }
 
-/** The apps an `ARG APP` Dockerfile builds: every `apps/<name>` with a package.json and a `src/main.ts`. */
+/**
+ * The apps an `ARG APP` Dockerfile builds: every `apps/<name>` with a package.json and a `src/main.ts`, except a
+ * tool that runs only on the developer's machine (`"retrySafe": { "deploy": false }` in its package.json: the
+ * console starts its own stack as processes and serves on loopback; it has no image and no compose service).
+ */
 export function deployableApps(root: string): string[] {
   const apps = join(root, 'apps');
   if (!existsSync(apps)) return [];
   return readdirSync(apps)
-    .filter(
-      (name) =>
-        existsSync(join(apps, name, 'package.json')) && existsSync(join(apps, name, 'src', 'main.ts')),
-    )
+    .filter((name) => {
+      const manifest = join(apps, name, 'package.json');
+      if (!existsSync(manifest) || !existsSync(join(apps, name, 'src', 'main.ts'))) return false;
+      const json = JSON.parse(readFileSync(manifest, 'utf8')) as { retrySafe?: { deploy?: boolean } };
+      return json.retrySafe?.deploy !== false;
+    })
     .sort();
 }
