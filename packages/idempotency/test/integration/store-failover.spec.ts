@@ -17,7 +17,10 @@ jest.setTimeout(20_000);
 let pair: RedisReplicationHandle;
 const clients: Redis[] = [];
 const stores: RedisIdempotencyStore[] = [];
-const durable: DurabilityOptions = { replicas: 1, timeoutMs: 300 };
+// The replica's acknowledgement comes over loopback in about a millisecond on an idle machine; a full test run on
+// two cores (other workers starting PostgreSQL servers) once delayed it past 300 ms. The bounds are slack for the
+// run, not what is tested: the lagging case holds the link, which no bound outwaits.
+const durable: DurabilityOptions = { replicas: 1, timeoutMs: 1_000 };
 
 beforeEach(async () => {
   pair = await startRedisReplication();
@@ -36,7 +39,7 @@ async function instance(durability?: DurabilityOptions) {
   clients.push(client);
   const store = new RedisIdempotencyStore(client, {
     keyPrefix: 'failover:',
-    commandTimeoutMs: 2_000,
+    commandTimeoutMs: 5_000,
     ...(durability ? { durability } : {}),
   });
   stores.push(store);
