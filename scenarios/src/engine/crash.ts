@@ -44,11 +44,8 @@ export async function bringBack(
   await waitFor(
     `${service} to die at ${point}`,
     async () => {
-      const alive = await send(`${url}/health/live`, { timeoutMs: 1_000 }).then(
-        () => true,
-        () => false,
-      );
-      if (alive) throw new Error(`${service} still answers`);
+      if (!(await gone(ctx, service, url, point)))
+        throw new Error(`${service} still answers, its kill rule armed`);
     },
     { timeoutMs: 15_000, intervalMs: 25 },
   );
@@ -57,4 +54,27 @@ export async function bringBack(
   await control.restart(service);
   ctx.note(`${service} running again`);
   if (Object.keys(settings).length > 0) await ctx.target.configure(service, settings);
+}
+
+/**
+ * True once `service` is no longer the process the kill rule was armed on: it does not answer, or it answers
+ * without the rule. A supervisor that restarts by itself (docker compose's `restart: unless-stopped`) can have it
+ * back before the step that killed it returns (the gateway retries a keyed payment until orders answers again), so
+ * an answer alone does not mean it never died; a process that started again has no fault rules.
+ */
+async function gone(
+  ctx: StepContext,
+  service: ConfigurableService,
+  url: string,
+  point: string,
+): Promise<boolean> {
+  const alive = await send(`${url}/health/live`, { timeoutMs: 1_000 }).then(
+    () => true,
+    () => false,
+  );
+  if (!alive) return true;
+  const snapshot = await ctx.target.faults(service).catch(() => undefined);
+  return (
+    snapshot !== undefined && !snapshot.rules.some((rule) => rule.method === 'JOB' && rule.path === point)
+  );
 }
