@@ -21,7 +21,7 @@ const GOAL_RATIO = 1.2;
 describe(`a payments outage at ${RATE_PER_S} client requests/s for ${DURATION_S} s`, () => {
   const stack = useStack();
 
-  it(`payments receives at most ${GOAL_RATIO} x the client requests; every client gets 502 upstream_unavailable`, async () => {
+  it(`payments receives at most ${GOAL_RATIO} x the client requests; every client gets 502 upstream_unavailable (504 upstream_timeout if its deadline ran out)`, async () => {
     await stack().setFaults('payments', [
       { method: 'POST', path: '/v1/payments', at: 'before-handler', action: 'drop' },
     ]);
@@ -49,9 +49,13 @@ describe(`a payments outage at ${RATE_PER_S} client requests/s for ${DURATION_S}
     expect(traffic.payments).toBeLessThanOrEqual(REQUESTS * (1 + budgetRatio) + burst);
     expect(ratio).toBeLessThanOrEqual(GOAL_RATIO);
     expect(traffic.provider).toBe(0);
+    // Each client gets the outage as a failure of the upstream: 502 once orders gave up on payments, or 504 when a
+    // loaded machine ran the request's deadline out first (a full run here got one). Never a retry's success.
     for (const res of responses) {
-      expect(res.status).toBe(502);
-      expect(res.body).toMatchObject({ code: 'upstream_unavailable' });
+      expect([502, 504]).toContain(res.status);
+      expect(res.body).toMatchObject({
+        code: res.status === 502 ? 'upstream_unavailable' : 'upstream_timeout',
+      });
     }
   });
 });
