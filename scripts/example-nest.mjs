@@ -6,16 +6,15 @@
 // ioredis; the default covers every supported major of each at least once. All entries run side by side (npm
 // spends most of its time waiting for the registry); everything is removed at the end.
 //
-// Redis: REDIS_URL if set, else a private `redis-server` on a free port, stopped at the end. The example's test
-// uses a prefix of its own and deletes its records.
+// Redis: the tests' own `startRedis` (REDIS_URL if set, else a container or a private `redis-server`, closed at
+// the end). The example's test uses a prefix of its own and deletes its records.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { URL, fileURLToPath } from 'node:url';
+import { startRedis } from '@retry-safe/testing';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const example = join(root, 'examples/nest-charges');
@@ -55,43 +54,6 @@ function run(command, args, options) {
   });
 }
 
-function freePort() {
-  return new Promise((resolve, reject) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address();
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
-}
-
-/** A `redis-server` of this run's own, without persistence; resolves once it accepts connections. */
-async function privateRedis(dir) {
-  const port = await freePort();
-  const server = spawn(
-    'redis-server',
-    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir],
-    { stdio: 'ignore' },
-  );
-  const exited = new Promise((resolve) => server.once('exit', resolve));
-  server.once('error', (error) => console.error(`example-nest: redis-server: ${error.message}`));
-  const stop = async () => {
-    if (server.exitCode === null && server.signalCode === null) server.kill('SIGTERM');
-    await exited;
-  };
-  for (let attempt = 0; attempt < 100; attempt++) {
-    if (server.exitCode !== null) break;
-    const up = await new Promise((resolve) => {
-      const socket = connect(port, '127.0.0.1', () => socket.end(() => resolve(true)));
-      socket.on('error', () => resolve(false));
-    });
-    if (up) return { url: `redis://127.0.0.1:${port}`, stop };
-    await sleep(50);
-  }
-  await stop();
-  throw new Error('redis-server did not start (set REDIS_URL, or install redis-server)');
-}
-
 function installedVersion(dir, name) {
   return JSON.parse(readFileSync(join(dir, 'node_modules', name, 'package.json'), 'utf8')).version;
 }
@@ -119,7 +81,7 @@ async function runEntry(work, tarball, redisUrl, { name, nest, ioredis }) {
 const work = mkdtempSync(join(tmpdir(), 'retry-safe-example-'));
 let redis;
 const cleanUp = async () => {
-  await redis?.stop();
+  await redis?.close();
   rmSync(work, { recursive: true, force: true });
 };
 for (const signal of ['SIGINT', 'SIGTERM']) {
@@ -131,15 +93,17 @@ let passed = 0;
 let failures = 0;
 try {
   // Built first, so the tarball holds the sources as they are now (`tsc -b` does nothing when they are built).
-  await run('pnpm', ['--filter', '@retry-safe/idempotency', 'build'], { cwd: root });
+  await run('pnpm', ['--filter', '@retry-safe/idempotency', '--filter', '@retry-safe/testing', 'build'], {
+    cwd: root,
+  });
   await run('pnpm', ['pack', '--pack-destination', work], { cwd: library });
   const tarball = join(
     work,
     readdirSync(work).find((file) => file.endsWith('.tgz')),
   );
-  redis = process.env.REDIS_URL === undefined ? await privateRedis(work) : undefined;
-  const redisUrl = process.env.REDIS_URL ?? redis.url;
-  const results = await Promise.allSettled(matrix.map((entry) => runEntry(work, tarball, redisUrl, entry)));
+  // The tests' one way to a Redis: REDIS_URL, else a container or a private redis-server (closed at the end).
+  redis = await startRedis();
+  const results = await Promise.allSettled(matrix.map((entry) => runEntry(work, tarball, redis.url, entry)));
   for (const [i, result] of results.entries()) {
     if (result.status === 'fulfilled') {
       passed += result.value.passed;
