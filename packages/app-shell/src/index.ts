@@ -113,6 +113,7 @@ export {
   type RedisLocation,
   type RedisModuleOptions,
 } from './redis.js';
+export { SHARED_LOOKUP_REDIS_OPTIONS, SharedLookupConnector, sharedLookup } from './redis-lookup.js';
 export { headerLinesOf } from './header-lines.js';
 export { relay } from './relay.js';
 export { currentLogFields, withLogContext, type LogFields } from './logging/log-context.js';

@@ -9,6 +9,7 @@ import {
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 import { envInt, redactCredentials } from './env.js';
 import { answersWithin } from './health/answers-within.js';
+import { SHARED_LOOKUP_REDIS_OPTIONS } from './redis-lookup.js';
 
 /** DI token of the shared ioredis client. */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
@@ -36,6 +37,7 @@ export function createRedisClient(
   commandTimeoutMs = DEFAULT_REDIS_COMMAND_TIMEOUT_MS,
 ): Redis {
   const redis = new Redis(url, {
+    ...SHARED_LOOKUP_REDIS_OPTIONS,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 1,
     connectTimeout: 2_000,
@@ -70,11 +72,12 @@ export interface RedisLocation {
 
 /**
  * A new ioredis connection to `location`: a `Cluster` when Cluster nodes are given, else a `Redis`. `options`
- * apply to every node's connection (user, password and TLS of a Cluster come from its first node's URL).
+ * apply to every node's connection (user, password and TLS of a Cluster come from its first node's URL). Every
+ * connection resolves host names through the process' shared lookup ({@link SharedLookupConnector}).
  */
 export function createRedisConnection(location: RedisLocation, options: RedisOptions): Redis | Cluster {
   const nodes = location.clusterNodes ?? [];
-  if (nodes.length === 0) return new Redis(location.url, options);
+  if (nodes.length === 0) return new Redis(location.url, { ...SHARED_LOOKUP_REDIS_OPTIONS, ...options });
   const first = new URL(nodes[0] as string);
   return new Cluster(
     nodes.map((node) => {
@@ -83,6 +86,7 @@ export function createRedisConnection(location: RedisLocation, options: RedisOpt
     }),
     {
       redisOptions: {
+        ...SHARED_LOOKUP_REDIS_OPTIONS,
         ...options,
         ...(first.username === '' ? {} : { username: decodeURIComponent(first.username) }),
         ...(first.password === '' ? {} : { password: decodeURIComponent(first.password) }),

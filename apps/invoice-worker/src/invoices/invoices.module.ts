@@ -13,7 +13,7 @@ import { BullMQOtel } from 'bullmq-otel';
 import { type IdempotencyEvent } from '@retry-safe/idempotency';
 import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
-import { REDIS_CLIENT, createRedisConnection } from '@retry-safe/app-shell';
+import { REDIS_CLIENT, SHARED_LOOKUP_REDIS_OPTIONS, createRedisConnection } from '@retry-safe/app-shell';
 import type { Cluster, Redis } from 'ioredis';
 import { bullmqConnectionOptions, redisLocation, type AppConfig } from '../config/app-config.js';
 import { DeadLetterDepth } from '../dead-letters/dead-letter-depth.js';
@@ -51,8 +51,13 @@ export class InvoicesModule implements OnApplicationShutdown {
           // BullMQ's blocking commands wait as long as they need: a Worker requires `maxRetriesPerRequest: null`
           // (ioredis would otherwise give up on them and the worker would stop fetching jobs); the command
           // timeout sits above BullMQ's longest block. On a Cluster, the prefix's hash tag keeps every key of a
-          // queue in one slot (checked at start-up).
-          connection: cluster ?? { url: config.redisUrl, ...bullmqConnectionOptions(config) },
+          // queue in one slot (checked at start-up). BullMQ's connections resolve Redis' name with the shell's
+          // shared lookup, as every other connection of the service does.
+          connection: cluster ?? {
+            url: config.redisUrl,
+            ...SHARED_LOOKUP_REDIS_OPTIONS,
+            ...bullmqConnectionOptions(config),
+          },
           prefix: config.worker.prefix,
           // BullMQ's own spans: each delivery's `process` span continues the trace of the request that queued it.
           telemetry: new BullMQOtel({ tracerName: 'invoice-worker' }),
