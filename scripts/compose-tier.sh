@@ -101,13 +101,6 @@ project_compose() {
   "${compose[@]}" -p "$project" -f docker-compose.yml -f docker-compose.scenarios.yml "$@"
 }
 
-for port in 3000 3001 3002 3003 3004; do
-  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-    say "FAILED: 127.0.0.1:$port is in use; the compose files publish the services on 127.0.0.1:3000-3004"
-    exit 1
-  fi
-done
-
 leftovers() {
   local label="label=com.docker.compose.project=$project"
   {
@@ -137,8 +130,15 @@ teardown() {
 }
 trap teardown EXIT
 trap "exit 143" TERM INT
-# A previous run that was cut off.
+# A previous run that was cut off (or a stack of this project started by hand): its ports are ours to free.
 project_compose down -v --remove-orphans --timeout 40 >/dev/null 2>&1 || true
+for port in 3000 3001 3002 3003 3004 9401; do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+    say "FAILED: 127.0.0.1:$port is in use; the compose files publish the services on 127.0.0.1:3000-3004 and 9401"
+    exit 1
+  fi
+done
+
 
 build_started=$(date +%s)
 say "building the app images with ${compose[*]} (one at a time)"
