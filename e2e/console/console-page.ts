@@ -1,4 +1,6 @@
 /** The console as a browser sees it: the console's process, Debian's Chromium through playwright-core, the page. */
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { repoRoot } from '@retry-safe/scenarios';
@@ -7,8 +9,14 @@ import { freePort, startServiceProcess, type ServiceProcess } from '@retry-safe/
 /** Debian's `chromium` (scripts/setup.sh installs it for the tests): nothing downloads a browser. */
 const CHROMIUM = '/usr/bin/chromium';
 
-/** Where the screenshots go: the docs show them. */
-export const SCREENSHOTS = join(repoRoot(), 'docs', 'images');
+/**
+ * Where the screenshots go: docs/images (the docs show them) with `UPDATE_SCREENSHOTS=1`, else a temporary folder,
+ * so a test run leaves the working tree as it found it.
+ */
+export const SCREENSHOTS =
+  process.env.UPDATE_SCREENSHOTS === '1'
+    ? join(repoRoot(), 'docs', 'images')
+    : mkdtempSync(join(tmpdir(), 'retry-safe-console-'));
 
 /** A running console and a page on it, with every error the page logged. */
 export interface ConsoleSession {
