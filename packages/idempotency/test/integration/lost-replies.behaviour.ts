@@ -68,7 +68,8 @@ export function describeLostReplies(name: string, stores: () => FaultyStores): v
         .coordinator({ inFlight: 'raise' })
         .coordinateWithOutcome(world.request('k-lost-claim'), action.run)
         .catch((e: unknown) => e);
-      await eventually('the claim ran', async () => (await world.stateOf('k-lost-claim')) === 'p');
+      // A bound on waiting, not a speed: a full run's other worker once kept the claim from landing within 3 s.
+      await eventually('the claim ran', async () => (await world.stateOf('k-lost-claim')) === 'p', 10_000);
       net.resetAll();
       net.releaseReplies();
 
