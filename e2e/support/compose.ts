@@ -176,9 +176,17 @@ export function composeProject(files: readonly string[], name = defaultProjectNa
       await compose(['down', '-v', '--remove-orphans', '--timeout', '40'], 180_000);
     },
     nodeExec: async (service, script) => {
-      const { stdout } = await run('docker', ['exec', await containerId(service), 'node', '-e', script], {
-        timeout: 30_000,
-      });
+      const id = await containerId(service);
+      const { stdout } = await run('docker', ['exec', id, 'node', '-e', script], { timeout: 30_000 }).catch(
+        (error: Error & { code?: unknown; stdout?: string; stderr?: string }) => {
+          // execFile's message names the command (the whole script); what the exec said is what tells why.
+          throw new Error(
+            `docker exec node in ${service} failed (exit ${String(error.code)}): ` +
+              `stdout ${JSON.stringify(error.stdout ?? '')}, stderr ${JSON.stringify(error.stderr ?? '')}`,
+            { cause: error },
+          );
+        },
+      );
       return stdout;
     },
     logs: async (service) => compose(['logs', '--no-color', service]),
