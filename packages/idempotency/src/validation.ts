@@ -32,7 +32,8 @@ export function idempotencyKeyProblem(key: unknown): string | undefined {
   return nameProblem('key', key, IDEMPOTENCY_LIMITS.key);
 }
 
-function operationProblem(operation: unknown): string | undefined {
+/** Why `operation` cannot name a record, or `undefined` if it can (the same rules as {@link assertValidKey}). */
+export function operationProblem(operation: unknown): string | undefined {
   // A blank operation reads as empty: it names no scope at all.
   if (typeof operation === 'string' && operation.length > 0 && operation.trim().length === 0) {
     return 'operation is empty';

@@ -13,9 +13,9 @@ export const {
 } = new ConfigurableModuleBuilder<IdempotencyModuleOptions>({ moduleName: 'Idempotency' })
   .setClassMethodName('forRoot')
   .setFactoryMethodName('createIdempotencyOptions')
-  .setExtras<IdempotencyModuleExtras>({ isGlobal: false }, (definition, extras) => ({
+  .setExtras<IdempotencyModuleExtras>({ isGlobal: true }, (definition, extras) => ({
     ...definition,
-    global: extras.isGlobal ?? false,
+    global: extras.isGlobal ?? true,
   }))
   .build();
 

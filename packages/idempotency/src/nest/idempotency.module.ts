@@ -1,4 +1,5 @@
 import { Inject, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { DiscoveryModule } from '@nestjs/core';
 import { IdempotencyCoordinator } from '../coordinator.js';
 import type { IdempotencyModuleOptions } from './interfaces/idempotency-module-options.interface.js';
 import {
@@ -6,20 +7,22 @@ import {
   IDEMPOTENCY_MODULE_OPTIONS,
 } from './idempotency.module-definition.js';
 import { IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE } from './idempotency.tokens.js';
+import { checkModuleOptions } from './idempotent-route.js';
+import { IdempotentRoutes } from './idempotent-routes.js';
 
 /**
- * Provides an {@link IdempotencyCoordinator} to a Nest application. It holds no business logic: services inject
- * the coordinator and call `coordinate` in their use cases; the app's exception filter maps errors with
- * `problemForIdempotencyError`.
+ * Gives a Nest application its {@link IdempotencyCoordinator}: `@Idempotent()` routes use it, and so can any
+ * provider that injects it. Global unless `isGlobal: false`. Its options are checked when the app starts; at
+ * shutdown it closes what the store opened (`closeStoreOnShutdown`), never the client or pool you passed in.
  *
  * @example
  * IdempotencyModule.forRootAsync({
  *   inject: [REDIS_CLIENT],
- *   useFactory: (redis: Redis) => ({ store: new RedisIdempotencyStore(redis), coordinator: { inFlight: 'raise' } }),
- *   isGlobal: true,
+ *   useFactory: (redis: Redis) => ({ store: new RedisIdempotencyStore(redis), ttl: '24h' }),
  * })
  */
 @Module({
+  imports: [DiscoveryModule],
   providers: [
     {
       provide: IDEMPOTENCY_STORE,
@@ -28,13 +31,22 @@ import { IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE } from './idempotency.tokens
     },
     {
       provide: IdempotencyCoordinator,
-      useFactory: (options: IdempotencyModuleOptions) =>
-        new IdempotencyCoordinator(options.store, options.coordinator),
+      useFactory: (options: IdempotencyModuleOptions) => {
+        checkModuleOptions(options);
+        return new IdempotencyCoordinator(options.store, options.coordinator);
+      },
       inject: [IDEMPOTENCY_MODULE_OPTIONS],
     },
     { provide: IDEMPOTENCY_COORDINATOR, useExisting: IdempotencyCoordinator },
+    IdempotentRoutes,
   ],
-  exports: [IdempotencyCoordinator, IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE, IDEMPOTENCY_MODULE_OPTIONS],
+  exports: [
+    IdempotencyCoordinator,
+    IDEMPOTENCY_COORDINATOR,
+    IDEMPOTENCY_STORE,
+    IDEMPOTENCY_MODULE_OPTIONS,
+    IdempotentRoutes,
+  ],
 })
 export class IdempotencyModule extends ConfigurableIdempotencyModule implements OnApplicationShutdown {
   constructor(@Inject(IDEMPOTENCY_MODULE_OPTIONS) private readonly options: IdempotencyModuleOptions) {

@@ -9,6 +9,11 @@ export type {
   IdempotencyModuleOptions,
   IdempotencyOptionsFactory,
 } from './interfaces/idempotency-module-options.interface.js';
+export type {
+  IdempotentOptions,
+  IdempotentRequest,
+  StoreIf,
+} from './interfaces/idempotent-options.interface.js';
 export { IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE } from './idempotency.tokens.js';
 export {
   problemForIdempotencyError,
@@ -16,10 +21,15 @@ export {
   type IdempotencyProblemOverrides,
 } from './problem.js';
 export { Idempotent } from './idempotent.decorator.js';
-export type { IdempotentRequest, IdempotentRouteOptions } from './idempotent.options.js';
+export { IDEMPOTENT_REPLAYED_HEADER, IdempotencyInterceptor } from './idempotency.interceptor.js';
+export { IDEMPOTENT_OPTIONS, IdempotentRoutes } from './idempotent-routes.js';
 export {
-  IDEMPOTENT_REPLAYED_HEADER,
-  IDEMPOTENT_ROUTE,
-  IdempotencyInterceptor,
-} from './idempotency.interceptor.js';
+  IDEMPOTENT_ROUTE_DEFAULTS,
+  IdempotentRouteError,
+  SECRET_HEADERS,
+  type IdempotentRoute,
+} from './idempotent-route.js';
 export { IdempotencyProblemFilter } from './idempotency-problem.filter.js';
+// The coordinator the module provides, for providers that inject it, from the same entry as the module.
+export { IdempotencyCoordinator } from '../coordinator.js';
+export type { Duration } from '../duration.js';

@@ -60,6 +60,13 @@ const defaults: Record<Code, { status: number; code: string; title: string }> = 
 
 const keyMissing = { status: 400, code: 'idempotency_key_missing', title: 'Idempotency-Key required' };
 
+// An `@Idempotent()` route whose options fail on a request (its scope returned nothing): the server's mistake, named.
+const routeMisconfigured = {
+  status: 500,
+  code: 'idempotency_route_misconfigured',
+  title: 'Idempotent route misconfigured',
+};
+
 const details: Record<Code, string> = {
   [IdempotencyErrorCode.InvalidKey]: 'The Idempotency-Key is not acceptable',
   [IdempotencyErrorCode.KeyReuse]:
@@ -89,8 +96,9 @@ export function problemForIdempotencyError(
 ): IdempotencyProblem | undefined {
   if (!isIdempotencyError(error)) return undefined;
   const missing = 'missing' in error && error.missing === true;
-  const base = missing ? keyMissing : defaults[error.code];
-  const override = (missing ? undefined : overrides[error.code]) ?? {};
+  const misconfigured = error.code === IdempotencyErrorCode.InvalidOptions && 'route' in error;
+  const base = missing ? keyMissing : misconfigured ? routeMisconfigured : defaults[error.code];
+  const override = (missing || misconfigured ? undefined : overrides[error.code]) ?? {};
   const headers: Record<string, string> = {};
   if (
     error.code === IdempotencyErrorCode.InProgress ||
@@ -101,9 +109,11 @@ export function problemForIdempotencyError(
   }
   const detail = missing
     ? 'The Idempotency-Key header is required'
-    : error.code === IdempotencyErrorCode.InvalidKey && 'reason' in error
-      ? `The Idempotency-Key is not acceptable: ${String(error.reason)}`
-      : details[error.code];
+    : misconfigured
+      ? `The server is misconfigured: ${error.message}`
+      : error.code === IdempotencyErrorCode.InvalidKey && 'reason' in error
+        ? `The Idempotency-Key is not acceptable: ${String(error.reason)}`
+        : details[error.code];
   return {
     status: base.status,
     code: override.code ?? base.code,

@@ -1,20 +1,31 @@
+import type { EncryptionOptions } from '../../encryption.js';
 import type { CoordinatorOptions } from '../../options.js';
 import type { IdempotencyStore } from '../../store.js';
 import type { IdempotencyProblemOverrides } from '../problem.js';
+import type { IdempotentOptions } from './idempotent-options.interface.js';
 
-/** What the module needs: a store (e.g. `new RedisIdempotencyStore(redis)`) and the coordinator's options. */
-export interface IdempotencyModuleOptions {
+/**
+ * What the module needs: a store (e.g. `new RedisIdempotencyStore(redis)`), the coordinator's options, and the
+ * defaults of every `@Idempotent()` (`ttl`, `fingerprint`, `scope`, `replayHeaders`, `storeIf`, `maxStoredBytes`;
+ * the in-flight mode is the coordinator's `inFlight`).
+ */
+export interface IdempotencyModuleOptions
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- module-wide defaults serve every platform's request
+  extends Omit<IdempotentOptions<any>, 'operation' | 'inFlight'> {
   store: IdempotencyStore & { close?: () => Promise<void> };
   coordinator?: CoordinatorOptions;
   /**
-   * Close the store (its subscriber connection, not your Redis client) on application shutdown.
+   * Close the store on application shutdown: what the store opened itself (the Redis store's subscriber
+   * connection), never the client or pool you passed in, which stay yours to close.
    * @default true
    */
   closeStoreOnShutdown?: boolean;
-  /** How long an `@Idempotent()` route's response is replayed, unless the route says. @default 24 hours */
-  ttlMs?: number;
-  /** Response headers an `@Idempotent()` route stores and replays, unless the route says. @default ['Location'] */
-  replayHeaders?: readonly string[];
+  /**
+   * Encrypt stored responses at rest (AES-256-GCM). Keys newest first: records are written with the first and read
+   * with whichever key wrote them, so a new key goes in front and an old one leaves once its records expired.
+   * @default undefined (stored as JSON)
+   */
+  encryption?: EncryptionOptions;
   /** Per-code overrides of the problems `@Idempotent()` routes send. */
   problems?: IdempotencyProblemOverrides;
 }
@@ -27,8 +38,9 @@ export interface IdempotencyOptionsFactory {
 /** Options of the module definition itself (not of the coordinator). */
 export interface IdempotencyModuleExtras {
   /**
-   * Register the module globally, so every module can inject the coordinator without importing it.
-   * @default false
+   * Register the module globally, so every module's `@Idempotent()` routes and providers reach it without
+   * importing it.
+   * @default true
    */
   isGlobal?: boolean;
 }
