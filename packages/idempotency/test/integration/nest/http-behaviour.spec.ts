@@ -4,7 +4,10 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
 import request from 'supertest';
 import { startRedis } from '@retry-safe/testing';
+import type { IdempotencyStore } from '../../../src/index.js';
+import { PostgresIdempotencyStore } from '../../../src/postgres/index.js';
 import { RedisIdempotencyStore } from '../../../src/redis/index.js';
+import { freshTable, suitePostgres } from '../postgres-support.js';
 import { suiteRedis } from '../support.js';
 import {
   AccountsController,
@@ -17,6 +20,39 @@ import {
 import { CapturedLogs, PLATFORMS, startNestApp } from './nest-apps.js';
 
 const redis = suiteRedis(() => startRedis());
+const postgres = suitePostgres();
+
+/** A store of each kind, isolated by key prefix or table, and how long a record has left. */
+const STORES = {
+  redis: async () => {
+    const store = new RedisIdempotencyStore(redis.client, { keyPrefix: `nest-http:${randomUUID()}:` });
+    return {
+      store,
+      remainingTtlMs: (operation: string, key: string) =>
+        redis.client.pttl(store.recordKey({ operation, key })),
+    };
+  },
+  postgres: async () => {
+    const store = new PostgresIdempotencyStore(postgres.pool, { table: freshTable() });
+    await store.migrate();
+    const remainingTtlMs = async (operation: string, key: string) => {
+      const { rows } = await postgres.pool.query<{ ms: string }>(
+        `SELECT floor(extract(epoch from expires_at - clock_timestamp()) * 1000) AS ms FROM ${store.table}
+          WHERE operation = $1 AND key = $2`,
+        [operation, key],
+      );
+      return Number(rows[0]?.ms ?? -2);
+    };
+    return { store, remainingTtlMs };
+  },
+} satisfies Record<
+  string,
+  () => Promise<{ store: IdempotencyStore; remainingTtlMs(operation: string, key: string): Promise<number> }>
+>;
+
+const CASES = PLATFORMS.flatMap((platform) =>
+  (Object.keys(STORES) as (keyof typeof STORES)[]).map((store) => [platform, store] as const),
+);
 
 /** The problem+json body of an idempotency error, whole. */
 const problem = (status: number, code: string, title: string, detail: string, instance: string) => ({
@@ -28,14 +64,15 @@ const problem = (status: number, code: string, title: string, detail: string, in
   instance,
 });
 
-describe.each(PLATFORMS)('@Idempotent() over real HTTP on %s, real Redis', (platform) => {
+describe.each(CASES)('@Idempotent() over real HTTP on %s, %s store', (platform, storeKind) => {
   let app: INestApplication;
   let effects: Effects;
-  let store: RedisIdempotencyStore;
+  let remainingTtlMs: (operation: string, key: string) => Promise<number>;
   const logs = new CapturedLogs();
   beforeAll(async () => {
-    store = new RedisIdempotencyStore(redis.client, { keyPrefix: `nest-http:${randomUUID()}:` });
-    app = await startNestApp(platform, { store }, [ChargesController, AccountsController], {
+    const made = await STORES[storeKind]();
+    remainingTtlMs = made.remainingTtlMs;
+    app = await startNestApp(platform, { store: made.store }, [ChargesController, AccountsController], {
       providers: [Effects, FakeAuthGuard],
       logger: logs,
     });
@@ -260,12 +297,8 @@ describe.each(PLATFORMS)('@Idempotent() over real HTTP on %s, real Redis', (plat
     await post('/accounts/shared', 'k-class');
     expect(charges() - before).toBe(2);
     // ttl '90s' from the class; 5 000 ms from the method over it.
-    const classTtl = await redis.client.pttl(
-      store.recordKey({ operation: 'AccountsController.open', key: 'k-class' }),
-    );
-    const methodTtl = await redis.client.pttl(
-      store.recordKey({ operation: 'AccountsController.shared', key: 'k-class' }),
-    );
+    const classTtl = await remainingTtlMs('AccountsController.open', 'k-class');
+    const methodTtl = await remainingTtlMs('AccountsController.shared', 'k-class');
     expect(classTtl).toBeGreaterThan(80_000);
     expect(classTtl).toBeLessThanOrEqual(90_000);
     expect(methodTtl).toBeGreaterThan(0);
