@@ -41,6 +41,12 @@ export function round(value: number, digits: number): number {
   return Math.round(value * factor) / factor;
 }
 
+/** One phase's latency, and the CPU time this process spent per call (user + system, every thread), in µs. */
+export interface LatencyAndCpu {
+  readonly latency: LatencySummary;
+  readonly cpuUsPerCall: number;
+}
+
 /**
  * Times each of `fns` `n` times, interleaved (one of each, then again), so all see the same machine load and their
  * ratios compare like with like even when other processes come and go.
@@ -49,13 +55,37 @@ export async function measureInterleaved(
   n: number,
   fns: readonly ((i: number) => Promise<unknown>)[],
 ): Promise<LatencySummary[]> {
+  return (await interleave(n, fns, false)).map(({ latency }) => latency);
+}
+
+/**
+ * {@link measureInterleaved}, with the CPU time of this process around each call (read outside the timed window).
+ * Where the callee runs in this process (an in-process server driven over loopback), that is client and server.
+ */
+export function measureInterleavedWithCpu(
+  n: number,
+  fns: readonly ((i: number) => Promise<unknown>)[],
+): Promise<LatencyAndCpu[]> {
+  return interleave(n, fns, true);
+}
+
+async function interleave(
+  n: number,
+  fns: readonly ((i: number) => Promise<unknown>)[],
+  withCpu: boolean,
+): Promise<LatencyAndCpu[]> {
   const durations = fns.map((): bigint[] => []);
+  const cpuUs = fns.map(() => 0);
   for (let i = 0; i < n; i++) {
     for (const [j, fn] of fns.entries()) {
+      const cpu = withCpu ? process.cpuUsage() : undefined;
       const started = process.hrtime.bigint();
       await fn(i);
       durations[j]!.push(process.hrtime.bigint() - started);
+      if (cpu === undefined) continue;
+      const used = process.cpuUsage(cpu);
+      cpuUs[j]! += used.user + used.system;
     }
   }
-  return durations.map((d) => summarise(d));
+  return durations.map((d, j) => ({ latency: summarise(d), cpuUsPerCall: cpuUs[j]! / Math.max(1, n) }));
 }
