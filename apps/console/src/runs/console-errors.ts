@@ -6,6 +6,7 @@ export const ConsoleErrorCode = {
   UnknownRun: 'unknown_run',
   RunInProgress: 'run_in_progress',
   StackNotReady: 'stack_not_ready',
+  HostNotAllowed: 'host_not_allowed',
 } as const;
 /** One of {@link ConsoleErrorCode}'s values. */
 export type ConsoleErrorCode = (typeof ConsoleErrorCode)[keyof typeof ConsoleErrorCode];
@@ -33,5 +34,7 @@ export const CONSOLE_PROBLEMS: ProblemExceptionFilterOptions = {
       title: 'The stack is not running',
       headers: { 'Retry-After': '1' },
     },
+    // 421, not 403: nothing is wrong with who asks, the request names a site this server does not answer for.
+    [ConsoleErrorCode.HostNotAllowed]: { status: 421, title: 'Misdirected request' },
   },
 };
