@@ -1,6 +1,17 @@
 import { hash } from 'node:crypto';
 import type { HttpServer } from '@nestjs/common';
-import type { IdempotentRequest } from './interfaces/idempotent-options.interface.js';
+import type { IdempotentRequest, KeyFrom } from './interfaces/idempotent-options.interface.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  nonHeaderSource,
+  type IdempotencyExchange,
+  type KeySource,
+} from './idempotency-exchange.js';
+import type { IdempotentRoute } from './idempotent-route.js';
+import { captureResult, replayBody, type CapturedResponse, type StoredResponse } from './stored-response.js';
+
+/** The header a replayed response carries. */
+export const IDEMPOTENT_REPLAYED_HEADER = 'Idempotent-Replayed';
 
 /** A request of Express (a Node `IncomingMessage`) or Fastify (a wrapper whose `raw` is one). */
 export interface PlatformRequest extends IdempotentRequest {
@@ -11,46 +22,81 @@ export interface PlatformRequest extends IdempotentRequest {
 type Headers = Record<string, string | string[]>;
 
 /**
- * One request and its response, read and written through Nest's HTTP adapter, so the interceptor does the same on
- * Express and on Fastify (whose reply has no `setHeader`, and whose request keeps Node's in `raw`).
+ * An HTTP request and its response, read and written through Nest's HTTP adapter, so the interceptor does the
+ * same on Express and on Fastify (whose reply has no `setHeader`, and whose request keeps Node's in `raw`).
  */
-export class HttpExchange {
+export class HttpExchange implements IdempotencyExchange {
   constructor(
     private readonly adapter: HttpServer,
-    readonly request: PlatformRequest,
+    private readonly request: PlatformRequest,
     private readonly response: object,
   ) {}
 
-  /** Every `Idempotency-Key` line as received, so a repeated header can be refused. */
-  keyHeaderLines(): string | string[] | undefined {
+  get input(): unknown {
+    return this.request;
+  }
+
+  get identity(): object {
+    return this.request;
+  }
+
+  keySource(keyFrom: KeyFrom<never> | undefined): KeySource {
+    const other = nonHeaderSource(keyFrom, this.request, { payload: this.request.body });
+    if (other !== undefined) return other;
+    const name = (
+      keyFrom !== undefined && 'header' in keyFrom ? keyFrom.header : IDEMPOTENCY_KEY_HEADER
+    ).toLowerCase();
+    // Every line as received, so a repeated header can be refused.
     const distinct = this.request.headersDistinct ?? this.request.raw?.headersDistinct;
-    return distinct?.['idempotency-key'] ?? this.request.headers['idempotency-key'];
+    return { from: 'header', lines: distinct?.[name] ?? this.request.headers[name] };
   }
 
-  /** The path as the client sent it, without the query. */
-  path(): string {
+  // The method, the path (the query is not part of what a POST does) and the parsed body; a binary body (a
+  // Buffer) by its SHA-256, since its bytes are not JSON.
+  defaultFingerprint(): unknown {
     const url = (this.adapter.getRequestUrl?.(this.request) as string | undefined) ?? this.request.url;
-    return url.split('?')[0] ?? url;
-  }
-
-  /** The parsed body; a binary body (a Buffer) by its SHA-256, since its bytes are not JSON. */
-  bodyForFingerprint(): unknown {
     const { body } = this.request;
-    if (body instanceof Uint8Array) return { sha256: hash('sha256', body, 'hex') };
-    return body ?? null;
+    return {
+      method: this.request.method,
+      path: url.split('?')[0] ?? url,
+      body: body instanceof Uint8Array ? { sha256: hash('sha256', body, 'hex') } : (body ?? null),
+    };
   }
 
-  /** The status the response will be sent with (Nest sets the route's before the handler runs). */
-  status(): number {
-    return (this.response as { statusCode?: number }).statusCode ?? 200;
+  user(): unknown {
+    return this.request.user;
   }
 
-  setStatus(status: number): void {
-    this.adapter.status(this.response, status);
+  // The status Nest set before the handler ran (the route's, or the handler's own through the response).
+  capture(result: unknown, route: IdempotentRoute): Promise<CapturedResponse> {
+    const status = (this.response as { statusCode?: number }).statusCode ?? 200;
+    return captureResult(result, status, this.headers(route.replayHeaders), route.maxStoredBytes);
+  }
+
+  statusOfError(error: unknown): number {
+    const status = (error as { getStatus?: () => unknown } | null)?.getStatus?.();
+    return typeof status === 'number' ? status : 500;
+  }
+
+  storedError(error: unknown, status: number, route: IdempotentRoute): StoredResponse {
+    const body = (error as { getResponse?: () => unknown }).getResponse?.();
+    return {
+      kind: 'error',
+      status,
+      headers: this.headers(route.replayHeaders),
+      body: body ?? { statusCode: 500, message: 'Internal server error' },
+    };
+  }
+
+  replay(stored: StoredResponse): unknown {
+    this.adapter.status(this.response, stored.status);
+    for (const [name, value] of Object.entries(stored.headers)) this.setHeader(name, value);
+    this.setHeader(IDEMPOTENT_REPLAYED_HEADER, 'true');
+    return replayBody(stored);
   }
 
   /** The response headers of `names` (lower-case) that are set. */
-  headers(names: readonly string[]): Headers {
+  private headers(names: readonly string[]): Headers {
     const headers: Headers = {};
     for (const name of names) {
       // Express's response and Fastify's reply both have getHeader (Nest's adapter interface has none).
@@ -61,13 +107,7 @@ export class HttpExchange {
     return headers;
   }
 
-  setHeader(name: string, value: string | string[]): void {
+  private setHeader(name: string, value: string | string[]): void {
     this.adapter.setHeader(this.response, name, value as string);
-  }
-
-  /** The status an error would be answered with: an `HttpException`'s own, else 500. */
-  statusOfError(error: unknown): number {
-    const status = (error as { getStatus?: () => unknown } | null)?.getStatus?.();
-    return typeof status === 'number' ? status : 500;
   }
 }

@@ -1,14 +1,28 @@
 import { Catch, Inject, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
+import { throwError, type Observable } from 'rxjs';
 import { IdempotencyError } from '../errors.js';
 import type { IdempotencyModuleOptions } from './interfaces/idempotency-module-options.interface.js';
 import { IDEMPOTENCY_MODULE_OPTIONS } from './idempotency.module-definition.js';
-import { problemForIdempotencyError } from './problem.js';
+import { problemForIdempotencyError, type IdempotencyProblem } from './problem.js';
 
 /**
- * Sends an idempotency error of an `@Idempotent()` route as an RFC 9457 `application/problem+json` (400, 409,
- * 422, 503 with `Retry-After`, ...), through Nest's HTTP adapter (Express or Fastify). Other errors go on to the
- * app's own filters.
+ * What a microservice client receives for an idempotency error (an `RpcException`'s error), and what a GraphQL
+ * error carries as `extensions`: the same `code` and `status` as the HTTP problem, and `retryAfter` (seconds)
+ * where a retry should wait.
+ */
+export interface IdempotencyErrorPayload {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+  readonly retryAfter?: number;
+}
+
+/**
+ * Answers an idempotency error of an `@Idempotent()` handler in its context's own form, with the same codes
+ * everywhere: over HTTP an RFC 9457 `application/problem+json` (400, 409, 422, 503 with `Retry-After`, ...) through
+ * Nest's HTTP adapter (Express or Fastify); to a microservice client an error `{ status, code, message, retryAfter }`;
+ * in GraphQL an error whose `extensions` hold the same. Other errors go on to the app's own filters.
  */
 @Catch(IdempotencyError)
 export class IdempotencyProblemFilter implements ExceptionFilter {
@@ -17,8 +31,21 @@ export class IdempotencyProblemFilter implements ExceptionFilter {
     private readonly adapterHost: HttpAdapterHost,
   ) {}
 
-  catch(error: IdempotencyError, host: ArgumentsHost): void {
+  catch(error: IdempotencyError, host: ArgumentsHost): Observable<never> | Error | void {
     const problem = problemForIdempotencyError(error, this.options.problems)!;
+    switch (host.getType<string>()) {
+      case 'rpc':
+        // An RPC filter answers with an Observable that errors: Nest sends its error to the client.
+        return throwError(() => payloadOf(problem));
+      case 'graphql':
+        // A resolver's error is returned to GraphQL, which reports it with these extensions.
+        return Object.assign(new Error(problem.detail), { extensions: payloadOf(problem) });
+      default:
+        return this.reply(problem, host);
+    }
+  }
+
+  private reply(problem: IdempotencyProblem, host: ArgumentsHost): void {
     const { httpAdapter } = this.adapterHost;
     const req: unknown = host.switchToHttp().getRequest();
     const res: unknown = host.switchToHttp().getResponse();
@@ -33,4 +60,14 @@ export class IdempotencyProblemFilter implements ExceptionFilter {
       status,
     );
   }
+}
+
+function payloadOf(problem: IdempotencyProblem): IdempotencyErrorPayload {
+  const retryAfter = problem.headers['Retry-After'];
+  return {
+    status: problem.status,
+    code: problem.code,
+    message: problem.detail,
+    ...(retryAfter === undefined ? {} : { retryAfter: Number(retryAfter) }),
+  };
 }

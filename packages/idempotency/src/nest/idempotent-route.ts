@@ -5,7 +5,7 @@ import { IDEMPOTENCY_LIMITS } from '../limits.js';
 import { InFlightMode } from '../options.js';
 import { assertIntegerIn, assertOneOf, operationProblem } from '../validation.js';
 import type { IdempotencyModuleOptions } from './interfaces/idempotency-module-options.interface.js';
-import type { IdempotentOptions, StoreIf } from './interfaces/idempotent-options.interface.js';
+import type { IdempotentOptions, KeyFrom, StoreIf } from './interfaces/idempotent-options.interface.js';
 
 /** The defaults of every `@Idempotent()`, in one place (the TSDoc `@default`s quote these). */
 export const IDEMPOTENT_ROUTE_DEFAULTS = {
@@ -48,6 +48,7 @@ export interface IdempotentRoute {
   readonly fingerprint: RequestFunction | undefined;
   readonly scope: RequestFunction | false | undefined;
   readonly inFlight: InFlightMode | undefined;
+  readonly keyFrom: KeyFrom<never> | undefined;
   /** Lower-case names, `content-type` first. */
   readonly replayHeaders: readonly string[];
   readonly storeIf: StoreIf;
@@ -74,8 +75,8 @@ export function resolveRoute(
   module: IdempotencyModuleOptions,
   ...layers: readonly (AnyRequestOptions | undefined)[]
 ): IdempotentRoute {
-  const { ttl, fingerprint, scope, replayHeaders, storeIf, maxStoredBytes } = module;
-  const defaults = { ttl, fingerprint, scope, replayHeaders, storeIf, maxStoredBytes };
+  const { ttl, fingerprint, scope, replayHeaders, storeIf, maxStoredBytes, keyFrom } = module;
+  const defaults = { ttl, fingerprint, scope, replayHeaders, storeIf, maxStoredBytes, keyFrom };
   const merged: AnyRequestOptions = Object.assign(
     { inFlight: module.coordinator?.inFlight },
     ...[defaults, ...layers].map((layer) => definedOf(layer ?? {})),
@@ -121,6 +122,7 @@ function checked(name: string, options: AnyRequestOptions): IdempotentRoute {
     fingerprint: options.fingerprint as RequestFunction | undefined,
     scope,
     inFlight: options.inFlight,
+    keyFrom: checkedKeyFrom(name, options.keyFrom),
     replayHeaders: checkedReplayHeaders(options.replayHeaders ?? IDEMPOTENT_ROUTE_DEFAULTS.replayHeaders),
     storeIf: options.storeIf ?? IDEMPOTENT_ROUTE_DEFAULTS.storeIf,
     maxStoredBytes,
@@ -176,6 +178,24 @@ export function operationFor(route: IdempotentRoute, req: unknown): string {
     ? scope
     : `~${hash('sha256', scope, 'base64url').slice(0, HASHED_SCOPE_LENGTH - 1)}`;
   return `${route.operation}.${segment}`;
+}
+
+function checkedKeyFrom(name: string, keyFrom: KeyFrom<never> | undefined): KeyFrom<never> | undefined {
+  if (keyFrom === undefined || typeof keyFrom === 'function') return keyFrom;
+  const source = typeof keyFrom === 'object' && keyFrom !== null ? Object.entries(keyFrom) : [];
+  const [kind, value] = source[0] ?? [];
+  if (
+    source.length !== 1 ||
+    !['header', 'payload', 'arg'].includes(kind ?? '') ||
+    typeof value !== 'string' ||
+    value === ''
+  ) {
+    throw new IdempotentRouteError(
+      name,
+      "keyFrom must be { header: 'Idempotency-Key' }, { payload: 'path.to.key' }, { arg: 'path.to.key' } or a function",
+    );
+  }
+  return keyFrom;
 }
 
 function describe(value: unknown): string {

@@ -15,10 +15,15 @@ const PATH_METADATA = 'path';
 const SSE_METADATA = '__sse__';
 const ROUTE_ARGS_METADATA = '__routeArguments__';
 const RESPONSE_PASSTHROUGH_METADATA = '__responsePassthrough__';
+// A microservice handler (@MessagePattern, @EventPattern) and a GraphQL resolver's kind (@nestjs/microservices'
+// PATTERN_METADATA, @nestjs/graphql's RESOLVER_TYPE_METADATA).
+const PATTERN_METADATA = 'microservices:pattern';
+const RESOLVER_TYPE_METADATA = 'graphql:resolver_type';
 // RouteParamtypes.RESPONSE and .NEXT: the handler takes the response in hand.
 const RESPONSE_PARAMS = new Set(['1', '2']);
 
-// On a class, @Idempotent() covers the routes that change something; GET, HEAD and OPTIONS stay plain reads.
+// On a class, @Idempotent() covers the handlers that change something: HTTP routes but GET, HEAD and OPTIONS (plain
+// reads), every message handler, GraphQL mutations.
 const UNSAFE_METHODS: ReadonlySet<unknown> = new Set([
   RequestMethod.POST,
   RequestMethod.PUT,
@@ -55,12 +60,13 @@ export class IdempotentRoutes implements OnModuleInit {
   }
 
   onModuleInit(): void {
-    for (const { metatype, instance } of this.discovery.getControllers()) {
+    const wrappers = [...this.discovery.getControllers(), ...this.discovery.getProviders()];
+    for (const { metatype, instance } of wrappers) {
       if (typeof metatype !== 'function' || instance === null || typeof instance !== 'object') continue;
       const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
       for (const method of this.scanner.getAllMethodNames(prototype)) {
         const handler = prototype[method];
-        if (typeof handler !== 'function' || !Reflect.hasMetadata(PATH_METADATA, handler)) continue;
+        if (typeof handler !== 'function' || !isHandler(handler)) continue;
         const route = this.of(metatype as Type, handler);
         if (route !== undefined) assertReplayable(route, metatype as Type, method, handler);
       }
@@ -70,13 +76,27 @@ export class IdempotentRoutes implements OnModuleInit {
   private resolve(controller: Type, handler: Handler): IdempotentRoute | undefined {
     const onMethod = this.reflector.get<IdempotentOptions<never> | undefined>(IDEMPOTENT_OPTIONS, handler);
     const onClass = this.reflector.get<IdempotentOptions<never> | undefined>(IDEMPOTENT_OPTIONS, controller);
-    if (onMethod === undefined) {
-      if (onClass === undefined || !UNSAFE_METHODS.has(Reflect.getMetadata(METHOD_METADATA, handler))) {
-        return undefined;
-      }
-    }
+    if (onMethod === undefined && (onClass === undefined || !changesSomething(handler))) return undefined;
     return resolveRoute(`${controller.name}.${handler.name}`, this.options, onClass, onMethod);
   }
+}
+
+/** An HTTP route, a message handler or a GraphQL resolver method: what Nest runs interceptors around. */
+function isHandler(handler: Handler): boolean {
+  return (
+    Reflect.hasMetadata(PATH_METADATA, handler) ||
+    Reflect.hasMetadata(PATTERN_METADATA, handler) ||
+    Reflect.hasMetadata(RESOLVER_TYPE_METADATA, handler) ||
+    Reflect.hasMetadata(IDEMPOTENT_OPTIONS, handler)
+  );
+}
+
+function changesSomething(handler: Handler): boolean {
+  return (
+    UNSAFE_METHODS.has(Reflect.getMetadata(METHOD_METADATA, handler)) ||
+    Reflect.hasMetadata(PATTERN_METADATA, handler) ||
+    Reflect.getMetadata(RESOLVER_TYPE_METADATA, handler) === 'Mutation'
+  );
 }
 
 /** Refuses the routes whose response the interceptor never sees whole: it could neither store nor replay it. */

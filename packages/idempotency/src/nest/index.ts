@@ -10,8 +10,11 @@ export type {
   IdempotencyOptionsFactory,
 } from './interfaces/idempotency-module-options.interface.js';
 export type {
+  IdempotentGraphqlCall,
+  IdempotentMessage,
   IdempotentOptions,
   IdempotentRequest,
+  KeyFrom,
   StoreIf,
 } from './interfaces/idempotent-options.interface.js';
 export { IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE } from './idempotency.tokens.js';
@@ -21,7 +24,9 @@ export {
   type IdempotencyProblemOverrides,
 } from './problem.js';
 export { Idempotent } from './idempotent.decorator.js';
-export { IDEMPOTENT_REPLAYED_HEADER, IdempotencyInterceptor } from './idempotency.interceptor.js';
+export { IdempotencyInterceptor } from './idempotency.interceptor.js';
+export { IDEMPOTENT_REPLAYED_HEADER } from './http-exchange.js';
+export { IDEMPOTENCY_KEY_HEADER } from './idempotency-exchange.js';
 export { IDEMPOTENT_OPTIONS, IdempotentRoutes } from './idempotent-routes.js';
 export {
   IDEMPOTENT_ROUTE_DEFAULTS,

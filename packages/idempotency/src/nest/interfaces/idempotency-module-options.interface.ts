@@ -6,7 +6,7 @@ import type { IdempotentOptions } from './idempotent-options.interface.js';
 
 /**
  * What the module needs: a store (e.g. `new RedisIdempotencyStore(redis)`), the coordinator's options, and the
- * defaults of every `@Idempotent()` (`ttl`, `fingerprint`, `scope`, `replayHeaders`, `storeIf`, `maxStoredBytes`;
+ * defaults of every `@Idempotent()` (`ttl`, `keyFrom`, `fingerprint`, `scope`, `replayHeaders`, `storeIf`, `maxStoredBytes`;
  * the in-flight mode is the coordinator's `inFlight`).
  */
 export interface IdempotencyModuleOptions

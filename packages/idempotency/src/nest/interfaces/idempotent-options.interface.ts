@@ -15,6 +15,40 @@ export interface IdempotentRequest {
 }
 
 /**
+ * A message of a microservice handler (`@MessagePattern`, `@EventPattern`), as `keyFrom`, `fingerprint` and `scope`
+ * see it: its payload and the transport's context (`NatsContext`, `RmqContext`, `KafkaContext`, ...).
+ */
+export interface IdempotentMessage<Data = unknown, Context = unknown> {
+  readonly data: Data;
+  readonly context: Context;
+}
+
+/** A GraphQL field (a `@Mutation()`), as `keyFrom`, `fingerprint` and `scope` see it. */
+export interface IdempotentGraphqlCall<Args = Record<string, unknown>, Context = unknown> {
+  readonly args: Args;
+  /** The GraphQL context (Apollo: `{ req }`; Mercurius: `{ reply }`). */
+  readonly context: Context;
+  readonly info: { readonly fieldName: string };
+}
+
+/**
+ * Where a request's idempotency key comes from:
+ * - `{ header }`: an HTTP header; for a message, a transport header (NATS headers, RabbitMQ message headers, Kafka
+ *   headers, MQTT 5 user properties, gRPC metadata); for GraphQL, the header of the HTTP request. An HTTP header is
+ *   parsed as the draft says (an sf-string or a bare token, refused when sent twice);
+ * - `{ payload: 'meta.eventId' }`: a dotted path in a message's payload;
+ * - `{ arg: 'input.requestId' }`: a dotted path in a GraphQL field's arguments;
+ * - a function of the request (the message, the GraphQL call) that returns the key, or `undefined` when it has none.
+ * A key from a payload, an argument or a function is taken as it is: a string (or a number), checked by the same
+ * rules as a header's.
+ */
+export type KeyFrom<Req = unknown> =
+  | { readonly header: string }
+  | { readonly payload: string }
+  | { readonly arg: string }
+  | ((req: Req) => string | number | undefined);
+
+/**
  * Decides whether an outcome is final, i.e. stored and replayed to every retry: `error` is `undefined` when the
  * handler returned, else what it threw (`status` is then its `getStatus()`, or 500).
  */
@@ -53,6 +87,11 @@ export interface IdempotentOptions<Req = IdempotentRequest> {
    * @default undefined (one bucket per operation, with the warning above)
    */
   readonly scope?: ((req: Req) => string | number) | false;
+  /**
+   * Where the key comes from.
+   * @default `{ header: 'Idempotency-Key' }` (HTTP and GraphQL: the HTTP header; a message: its transport header)
+   */
+  readonly keyFrom?: KeyFrom<Req>;
   /** What a request that finds its key in flight does. @default the coordinator's (`'wait'`) */
   readonly inFlight?: InFlightMode;
   /**

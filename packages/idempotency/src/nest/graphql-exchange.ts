@@ -1,0 +1,82 @@
+import type { KeyFrom } from './interfaces/idempotent-options.interface.js';
+import {
+  IDEMPOTENCY_KEY_HEADER,
+  nonHeaderSource,
+  type IdempotencyExchange,
+  type KeySource,
+} from './idempotency-exchange.js';
+import { replayBody, type CapturedResponse, type StoredResponse } from './stored-response.js';
+
+/** The HTTP request behind a GraphQL context: Apollo's `{ req }`, Mercurius' `{ reply: { request } }`. */
+interface GraphqlContext {
+  req?: GraphqlHttpRequest;
+  request?: GraphqlHttpRequest;
+  reply?: { request?: GraphqlHttpRequest };
+  user?: unknown;
+}
+
+interface GraphqlHttpRequest {
+  headers?: Record<string, string | string[] | undefined>;
+  user?: unknown;
+}
+
+/**
+ * A GraphQL field (a `@Mutation()`), read from the resolver's arguments as `@nestjs/graphql` passes them
+ * (`root, args, context, info`), so the library needs no GraphQL import: its key from an argument path or the HTTP
+ * header, its result stored and returned again.
+ */
+export class GraphqlExchange implements IdempotencyExchange {
+  readonly input: { readonly args: unknown; readonly context: unknown; readonly info: { fieldName: string } };
+
+  constructor(args: unknown, context: unknown, info: unknown) {
+    this.input = { args, context, info: (info ?? { fieldName: '' }) as { fieldName: string } };
+  }
+
+  get identity(): object {
+    return this.input;
+  }
+
+  keySource(keyFrom: KeyFrom<never> | undefined): KeySource {
+    const other = nonHeaderSource(keyFrom, this.input, { arg: this.input.args });
+    if (other !== undefined) return other;
+    const name = (
+      keyFrom !== undefined && 'header' in keyFrom ? keyFrom.header : IDEMPOTENCY_KEY_HEADER
+    ).toLowerCase();
+    return { from: 'header', lines: this.httpRequest()?.headers?.[name] };
+  }
+
+  defaultFingerprint(): unknown {
+    return { field: this.input.info.fieldName, args: this.input.args ?? null };
+  }
+
+  user(): unknown {
+    return this.httpRequest()?.user ?? (this.input.context as GraphqlContext | undefined)?.user;
+  }
+
+  async capture(result: unknown): Promise<CapturedResponse> {
+    return { stored: { status: 200, headers: {}, body: result }, body: result };
+  }
+
+  statusOfError(error: unknown): number {
+    const status = (error as { getStatus?: () => unknown } | null)?.getStatus?.();
+    return typeof status === 'number' ? status : 500;
+  }
+
+  storedError(error: unknown, status: number): StoredResponse {
+    return {
+      kind: 'error',
+      status,
+      headers: {},
+      body: (error as { getResponse?: () => unknown }).getResponse?.() ?? null,
+    };
+  }
+
+  replay(stored: StoredResponse): unknown {
+    return replayBody(stored);
+  }
+
+  private httpRequest(): GraphqlHttpRequest | undefined {
+    const context = this.input.context as GraphqlContext | undefined;
+    return context?.req ?? context?.request ?? context?.reply?.request;
+  }
+}
