@@ -8,7 +8,10 @@ export const PG_POOL = Symbol('PG_POOL');
 
 @Module({
   providers: [
-    { provide: PG_POOL, useFactory: () => new pg.Pool({ connectionString: 'postgres://127.0.0.1/app', max: 10 }) },
+    {
+      provide: PG_POOL,
+      useFactory: () => new pg.Pool({ connectionString: 'postgres://127.0.0.1/app', max: 10 }),
+    },
   ],
   exports: [PG_POOL],
 })

@@ -12,8 +12,10 @@ import { assertIntegerIn, assertOneOf, assertValidKey } from './validation.js';
 
 const LONE_SURROGATE = /\p{Cs}/u;
 
-/** The coordinator's options with every default applied. */
-export type Settings = Required<Omit<CoordinatorOptions, 'onEvent' | 'tracer'>>;
+/** The coordinator's options with every default applied (`maxLeaseHoldMs` has none: undefined, no cap). */
+export type Settings = Required<Omit<CoordinatorOptions, 'onEvent' | 'tracer' | 'maxLeaseHoldMs'>> & {
+  readonly maxLeaseHoldMs: number | undefined;
+};
 
 /** One `coordinate` call, validated, with the options in force for it. */
 export interface Call<T> extends RecordId {
@@ -35,9 +37,12 @@ const STORE_UNAVAILABLE_POLICIES: readonly string[] = Object.values(StoreUnavail
 
 /** Throws `IDEMPOTENCY_INVALID_OPTIONS` unless every setting is in range (constructor and per-call alike). */
 export function assertValidSettings(settings: Partial<Settings>): void {
-  const { leaseMs, waitTimeoutMs, inFlight, onStoreUnavailable, renewLease } = settings;
+  const { leaseMs, waitTimeoutMs, inFlight, onStoreUnavailable, renewLease, maxLeaseHoldMs } = settings;
   const limits = IDEMPOTENCY_LIMITS;
   if (leaseMs !== undefined) assertIntegerIn('leaseMs', leaseMs, limits.leaseMs.min, limits.leaseMs.max);
+  if (maxLeaseHoldMs !== undefined) {
+    assertIntegerIn('maxLeaseHoldMs', maxLeaseHoldMs, limits.maxLeaseHoldMs.min, limits.maxLeaseHoldMs.max);
+  }
   if (waitTimeoutMs !== undefined)
     assertIntegerIn('waitTimeoutMs', waitTimeoutMs, limits.waitTimeoutMs.min, limits.waitTimeoutMs.max);
   if (inFlight !== undefined) assertOneOf('inFlight', inFlight, IN_FLIGHT_MODES);
@@ -71,12 +76,14 @@ export function prepareCall<T>(request: CoordinateRequest<T>, defaults: Settings
     request.leaseMs === undefined &&
     request.renewLease === undefined &&
     request.waitTimeoutMs === undefined &&
-    request.onStoreUnavailable === undefined
+    request.onStoreUnavailable === undefined &&
+    request.maxLeaseHoldMs === undefined
       ? defaults
       : {
           inFlight: request.inFlight ?? defaults.inFlight,
           leaseMs,
           renewLease: request.renewLease ?? defaults.renewLease,
+          maxLeaseHoldMs: request.maxLeaseHoldMs ?? defaults.maxLeaseHoldMs,
           waitTimeoutMs: request.waitTimeoutMs ?? defaults.waitTimeoutMs,
           onStoreUnavailable: request.onStoreUnavailable ?? defaults.onStoreUnavailable,
         };

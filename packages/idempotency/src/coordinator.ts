@@ -1,5 +1,13 @@
 import { assertValidSettings, prepareCall, type Call, type Settings } from './call.js';
 import {
+  publishClaimed,
+  publishInProgress,
+  publishKeyReused,
+  publishReplayed,
+  publishStoreUnavailable,
+  StorePhase,
+} from './channels.js';
+import {
   IdempotencyCorruptRecordError,
   IdempotencyInProgressError,
   IdempotencyKeyReuseError,
@@ -74,6 +82,7 @@ export class IdempotencyCoordinator {
       inFlight: options.inFlight ?? IDEMPOTENCY_DEFAULTS.inFlight,
       leaseMs,
       renewLease: options.renewLease ?? IDEMPOTENCY_DEFAULTS.renewLease,
+      maxLeaseHoldMs: options.maxLeaseHoldMs,
       waitTimeoutMs: options.waitTimeoutMs ?? leaseMs,
       onStoreUnavailable: options.onStoreUnavailable ?? IDEMPOTENCY_DEFAULTS.onStoreUnavailable,
     };
@@ -134,7 +143,10 @@ export class IdempotencyCoordinator {
         if (claim.status !== ClaimStatus.InProgress) {
           return await this.settle(call, action, claim, claimSentAt, seenInProgress);
         }
-        if (!seenInProgress) this.emit(IdempotencyEventType.InProgress, call);
+        if (!seenInProgress) {
+          this.emit(IdempotencyEventType.InProgress, call);
+          publishInProgress(call, false, claim.retryAfterMs, call.settings.inFlight);
+        }
         seenInProgress = true;
         if (call.settings.inFlight === InFlightMode.Raise) {
           throw new IdempotencyInProgressError(claim.retryAfterMs, call);
@@ -142,7 +154,10 @@ export class IdempotencyCoordinator {
         if (call.settings.inFlight === InFlightMode.Run) {
           return await runUnprotected(this.store, call, action, (type) => this.emit(type, call));
         }
-        wait ??= new InFlightWait(this.store, call, () => this.emit(IdempotencyEventType.StoreError, call));
+        wait ??= new InFlightWait(this.store, call, () => {
+          this.emit(IdempotencyEventType.StoreError, call);
+          publishStoreUnavailable(call, false, StorePhase.Watch);
+        });
         await wait.next(claim.retryAfterMs);
       }
     } finally {
@@ -232,6 +247,7 @@ export class IdempotencyCoordinator {
   ): Promise<CoordinatedResult<T>> {
     switch (claim.status) {
       case ClaimStatus.Acquired:
+        publishClaimed(call, false, claim.fencingToken, waited);
         return runAsOwner(this.store, call, action, claim.fencingToken, claimSentAt, (type, durationMs) =>
           this.emit(type, call, durationMs),
         );
@@ -243,10 +259,12 @@ export class IdempotencyCoordinator {
         // Decoded before the event: an unreadable result is a corrupt_record, not a hit.
         const value = this.decode(call, claim.payload);
         this.emit(waited ? IdempotencyEventType.Waited : IdempotencyEventType.Hit, call);
+        publishReplayed(call, false, claim.fencingToken, waited);
         return { value, outcome: CoordinateOutcome.Replayed, fencingToken: claim.fencingToken };
       }
       case ClaimStatus.Mismatch:
         this.emit(IdempotencyEventType.KeyReuse, call);
+        publishKeyReused(call, false, claim.state);
         throw new IdempotencyKeyReuseError(claim.storedFingerprint, call.fingerprint, call);
       case ClaimStatus.Corrupt:
         this.emit(IdempotencyEventType.CorruptRecord, call);

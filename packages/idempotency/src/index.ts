@@ -15,6 +15,16 @@ export {
 } from './transactional.js';
 export { jsonCodec, schemaCodec, voidCodec, type Codec, type ParsingSchema } from './codecs.js';
 export { canonicalJson, fingerprintOf, type FingerprintValue } from './fingerprint.js';
+export { parseDuration, type Duration } from './duration.js';
+export { encryptedCodec, type EncryptionKey, type EncryptionOptions } from './encryption.js';
+export {
+  IdempotencyChannel,
+  LeaseLostReason,
+  StorePhase,
+  type IdempotencyChannelMessage,
+  type IdempotencyChannelMessageBase,
+  type IdempotencyChannelMessages,
+} from './channels.js';
 export { idempotencyKeyProblem } from './validation.js';
 export * from './store.js';
 export * from './key-header.js';

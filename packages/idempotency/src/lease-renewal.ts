@@ -1,11 +1,19 @@
+import { LeaseLostReason } from './channels.js';
 import { IdempotencyLeaseLostError } from './errors.js';
 import { IdempotencyEventType, type IdempotencyEvent } from './options.js';
 import type { IdempotencyStore, RenewRequest } from './store.js';
 
 const DEADLINE_SLACK_MS = 1;
 
-/** Reports an event of the lease (renewed, store error, lost) with the duration of the store call. */
-export type LeaseEventSink = (type: IdempotencyEvent['type'], durationMs?: number) => void;
+/**
+ * Reports an event of the lease (renewed, store error, lost) with the duration of the store call, and for
+ * `lease_lost` why it was lost.
+ */
+export type LeaseEventSink = (
+  type: IdempotencyEvent['type'],
+  durationMs?: number,
+  reason?: LeaseLostReason,
+) => void;
 
 /** An AbortController created only if the action reads its signal (most never do; it is not free per call). */
 export class LazyAbortController {
@@ -36,6 +44,10 @@ export class LazyAbortController {
  * than the lease Redis granted, and the signal aborts before another owner can take over, even when the store
  * stays silent.
  *
+ * With `maxHoldMs`, no renewal is sent that would extend the lease past `maxHoldMs` after the grant: a hung action
+ * then loses its lease (and its signal aborts) between `maxHoldMs - leaseMs / 3` and `maxHoldMs` after the claim,
+ * instead of holding the key for as long as it hangs.
+ *
  * One timer at a time, for whichever comes first (the next renewal or the deadline): most actions end before
  * either, and a second timer per call cost Node CPU on every first execution for nothing. A renewal that fires
  * arms the deadline while it is under way.
@@ -48,6 +60,11 @@ export class LeaseRenewal {
   private deadlineAt = 0;
   /** When the next renewal is due; undefined while one is under way, or when not renewing. */
   private renewAt: number | undefined;
+  /** No lease may be granted past this (`maxHoldMs` after the grant); infinite without a cap. */
+  private readonly holdUntil: number;
+  /** True once a renewal was withheld because of {@link holdUntil}. */
+  private capped = false;
+  private reason: LeaseLostReason | undefined;
 
   constructor(
     private readonly store: IdempotencyStore,
@@ -56,11 +73,18 @@ export class LeaseRenewal {
     private readonly controller: LazyAbortController,
     private readonly emit: LeaseEventSink,
     private readonly renewing: boolean,
+    maxHoldMs?: number,
   ) {
     // From the grant, not from the call's start: a waiter may have waited long before it took the key over.
     this.deadlineAt = grantedAt + request.leaseMs;
+    this.holdUntil = maxHoldMs === undefined ? Infinity : grantedAt + maxHoldMs;
     this.scheduleRenewal();
     this.arm();
+  }
+
+  /** Why the lease counts as lost ({@link lost}): refused by the store, or run out (past the cap or not). */
+  get lostReason(): LeaseLostReason {
+    return this.reason ?? (this.capped ? LeaseLostReason.MaxHold : LeaseLostReason.Expired);
   }
 
   /** True once the lease counts as lost (refused, or its local deadline passed without a renewal). */
@@ -81,10 +105,18 @@ export class LeaseRenewal {
   }
 
   private scheduleRenewal(): void {
-    this.renewAt =
-      this.renewing && !this.stopped
-        ? Date.now() + Math.max(1, Math.floor(this.request.leaseMs / 3))
-        : undefined;
+    if (!this.renewing || this.stopped) {
+      this.renewAt = undefined;
+      return;
+    }
+    const renewAt = Date.now() + Math.max(1, Math.floor(this.request.leaseMs / 3));
+    // A renewal then would grant a lease past the cap: none is sent, and the deadline timer ends the lease.
+    if (renewAt + this.request.leaseMs > this.holdUntil) {
+      this.renewAt = undefined;
+      this.capped = true;
+      return;
+    }
+    this.renewAt = renewAt;
   }
 
   /** (Re)arms the one timer for the next renewal or the deadline, whichever is first. */
@@ -103,6 +135,12 @@ export class LeaseRenewal {
 
   private startRenewal(): void {
     this.renewAt = undefined;
+    // A timer that fired late must not stretch the lease past the cap either.
+    if (Date.now() + this.request.leaseMs > this.holdUntil) {
+      this.capped = true;
+      this.arm();
+      return;
+    }
     // The deadline still holds while the renewal is under way.
     this.arm();
     this.inFlight = this.renew();
@@ -114,7 +152,7 @@ export class LeaseRenewal {
       const renewed = await this.store.renew(this.request);
       if (this.stopped) return;
       if (!renewed) {
-        this.lose();
+        this.lose(LeaseLostReason.Refused);
         return;
       }
       this.deadlineAt = started + this.request.leaseMs;
@@ -127,11 +165,13 @@ export class LeaseRenewal {
     this.arm();
   }
 
-  private lose(): void {
+  /** Ends the lease: refused by the store, or (the deadline timer) run out. */
+  private lose(reason: LeaseLostReason = this.lostReason): void {
     if (this.stopped || this.controller.aborted) return;
     this.stopped = true;
+    this.reason = reason;
     clearTimeout(this.timer);
-    this.emit(IdempotencyEventType.LeaseLost);
+    this.emit(IdempotencyEventType.LeaseLost, undefined, reason);
     this.controller.abort(new IdempotencyLeaseLostError(undefined, this.request));
   }
 }

@@ -26,6 +26,8 @@ export const IDEMPOTENCY_LIMITS = {
   leaseMs: { min: 10, max: 30 * DAY_MS },
   /** How long a waiter waits in `wait` mode. */
   waitTimeoutMs: { min: 0, max: 30 * DAY_MS },
+  /** The longest an owner renews its lease, from its claim (`maxLeaseHoldMs`). */
+  maxLeaseHoldMs: { min: 10, max: 30 * DAY_MS },
 } as const;
 
 /**

@@ -84,6 +84,17 @@ export interface CoordinatorOptions {
    */
   renewLease?: boolean;
   /**
+   * The longest an owner keeps its reservation by renewing it, from its claim: no renewal is sent that would
+   * extend the lease past this, so an action that hangs loses its lease (its `signal` aborts, the call throws
+   * `IDEMPOTENCY_LEASE_LOST`) between `maxLeaseHoldMs - leaseMs / 3` and `maxLeaseHoldMs` after the claim, and
+   * another caller can take the key over, instead of the key staying reserved for as long as the action hangs.
+   * An integer of ms from 10 to 30 days (`IDEMPOTENCY_LIMITS.maxLeaseHoldMs`); below `leaseMs * 4 / 3` the lease
+   * is never renewed (held `leaseMs`). No effect without `renewLease`, nor in transactional mode (no lease there:
+   * the transaction holds the key).
+   * @default undefined (no cap: renewed for as long as the action runs)
+   */
+  maxLeaseHoldMs?: number;
+  /**
    * How long a waiter waits in `wait` mode before `IDEMPOTENCY_IN_PROGRESS`.
    * @default leaseMs
    */
@@ -126,6 +137,11 @@ export interface CoordinateRequest<T> {
   readonly leaseMs?: number;
   /** Per-call override of {@link CoordinatorOptions.renewLease}. */
   readonly renewLease?: boolean;
+  /**
+   * Per-call override of {@link CoordinatorOptions.maxLeaseHoldMs}.
+   * @default the coordinator's (undefined: no cap)
+   */
+  readonly maxLeaseHoldMs?: number;
   /** Per-call override of {@link CoordinatorOptions.waitTimeoutMs}. */
   readonly waitTimeoutMs?: number;
   /** Per-call override of {@link CoordinatorOptions.onStoreUnavailable}. */

@@ -1,5 +1,13 @@
 import { tryEncode } from './codecs.js';
 import type { Call } from './call.js';
+import {
+  LeaseLostReason,
+  publishLeaseLost,
+  publishReleased,
+  publishStored,
+  publishStoreUnavailable,
+  StorePhase,
+} from './channels.js';
 import { IdempotencyLeaseLostError, IdempotencyUnencodableResultError } from './errors.js';
 import { LazyAbortController, LeaseRenewal, type LeaseEventSink } from './lease-renewal.js';
 import {
@@ -39,7 +47,24 @@ export async function runAsOwner<T>(
   emit: LeaseEventSink,
 ): Promise<CoordinatedResult<T>> {
   const controller = new LazyAbortController();
-  const lease = new LeaseRenewal(store, call.claim, claimSentAt, controller, emit, call.settings.renewLease);
+  // The lease's own events also go to the channels, with the owner's fencing token.
+  const leaseEmit: LeaseEventSink = (type, durationMs, reason) => {
+    emit(type, durationMs);
+    if (type === IdempotencyEventType.LeaseLost) {
+      publishLeaseLost(call, false, fencingToken, reason ?? LeaseLostReason.Expired);
+    } else if (type === IdempotencyEventType.StoreError) {
+      publishStoreUnavailable(call, false, StorePhase.Renew, { fencingToken });
+    }
+  };
+  const lease = new LeaseRenewal(
+    store,
+    call.claim,
+    claimSentAt,
+    controller,
+    leaseEmit,
+    call.settings.renewLease,
+    call.settings.maxLeaseHoldMs,
+  );
   let value: T;
   try {
     value = await action({
@@ -53,13 +78,18 @@ export async function runAsOwner<T>(
     await lease.stop();
     // Failures are not stored: the error may be transient, and a stored failure would replay it forever.
     // Owner-checked, so a stale owner never frees a newer owner's reservation.
-    await store.release(call.claim).catch(() => emit(IdempotencyEventType.StoreError));
+    const released = await store.release(call.claim).catch(() => {
+      emit(IdempotencyEventType.StoreError);
+      publishStoreUnavailable(call, false, StorePhase.Release, { fencingToken });
+      return false;
+    });
+    publishReleased(call, false, fencingToken, released);
     throw error;
   }
   // Awaited only if a renewal is under way: most actions end before the first one.
   const renewal = lease.stop();
   if (renewal) await renewal;
-  return completeAsOwner(store, call, emit, controller, { value, fencingToken, leaseLost: lease.lost });
+  return completeAsOwner(store, call, emit, controller, { value, fencingToken, lease });
 }
 
 /**
@@ -72,8 +102,9 @@ async function completeAsOwner<T>(
   call: Call<T>,
   emit: LeaseEventSink,
   controller: LazyAbortController,
-  { value, fencingToken, leaseLost }: { value: T; fencingToken: number; leaseLost: boolean },
+  { value, fencingToken, lease }: { value: T; fencingToken: number; lease: LeaseRenewal },
 ): Promise<CoordinatedResult<T>> {
+  const leaseLost = lease.lost;
   const { payload, encodeError } = tryEncode(call.request.codec, value, store.unstorable?.bind(store));
   let stored = true;
   try {
@@ -86,15 +117,19 @@ async function completeAsOwner<T>(
       ttlMs: call.request.ttlMs,
       onNotDurable: () => emit(IdempotencyEventType.NotDurable),
     });
+    // Written, even if the lease counts as lost locally: the record was still ours.
+    if (stored) publishStored(call, false, fencingToken, CoordinateOutcome.Executed, payload === null);
   } catch {
     // The effect happened; failing the call now would make the client retry it. The reservation stays until
     // its lease ends, which is when a repeat could run again: downstream dedup by a stable key covers that.
     emit(IdempotencyEventType.StoreError);
+    publishStoreUnavailable(call, false, StorePhase.Complete, { fencingToken });
   }
   if (!stored || leaseLost) {
     // Another owner may hold the key; its record wins and ours is never written over it.
     if (!controller.aborted) {
       emit(IdempotencyEventType.LeaseLost);
+      publishLeaseLost(call, false, fencingToken, stored ? lease.lostReason : LeaseLostReason.Refused);
       controller.abort(new IdempotencyLeaseLostError(value, call));
     }
     throw new IdempotencyLeaseLostError(value, call);

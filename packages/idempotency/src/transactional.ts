@@ -1,14 +1,29 @@
+import {
+  LeaseLostReason,
+  publishClaimed,
+  publishInProgress,
+  publishKeyReused,
+  publishLeaseLost,
+  publishReleased,
+  publishReplayed,
+  publishStored,
+  publishStoreUnavailable,
+  StorePhase,
+} from './channels.js';
 import { tryEncode } from './codecs.js';
 import {
   IdempotencyCorruptRecordError,
   IdempotencyInProgressError,
   IdempotencyKeyReuseError,
+  IdempotencyErrorCode,
   IdempotencyLeaseLostError,
+  isIdempotencyError,
   type IdempotencyError,
 } from './errors.js';
 import {
   CoordinateOutcome,
   IdempotencyEventType,
+  InFlightMode,
   type ActionContext,
   type CoordinatedResult,
   type CoordinateRequest,
@@ -83,6 +98,28 @@ export interface TransactionalCall<T> extends RecordId {
   readonly request: CoordinateRequest<T>;
   readonly fingerprint: string;
   readonly claim: ClaimRequest;
+  /** When the call started (`Date.now()`): the channels' `durationMs` counts from here. */
+  readonly startedAt: number;
+}
+
+/**
+ * Runs a store statement of the transactional flow: one that fails because the store is unavailable (a timeout,
+ * a lost connection) is published as such before it is rethrown; conflicts and the caller's errors are not.
+ */
+async function storeStatement<R>(
+  call: TransactionalCall<unknown>,
+  phase: StorePhase,
+  statement: Promise<R>,
+  fencingToken?: number,
+): Promise<R> {
+  try {
+    return await statement;
+  } catch (error) {
+    if (isIdempotencyError(error) && error.code === IdempotencyErrorCode.StoreUnavailable) {
+      publishStoreUnavailable(call, true, phase, fencingToken === undefined ? undefined : { fencingToken });
+    }
+    throw error;
+  }
 }
 
 /** What the coordinator lends the transactional flow: its events and its decoding (corrupt results are coded). */
@@ -108,7 +145,7 @@ export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
   hooks: TransactionalHooks<T>,
 ): Promise<CoordinatedResult<T>> {
   const bound = store.inTransaction(transaction);
-  const claim = await bound.claim(call.claim);
+  const claim = await storeStatement(call, StorePhase.Claim, bound.claim(call.claim));
   switch (claim.status) {
     case ClaimStatus.Completed: {
       if (claim.payload === null) {
@@ -117,10 +154,12 @@ export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
       }
       const value = hooks.decode(claim.payload);
       hooks.emit(IdempotencyEventType.Hit);
+      publishReplayed(call, true, claim.fencingToken, false);
       return { value, outcome: CoordinateOutcome.Replayed, fencingToken: claim.fencingToken };
     }
     case ClaimStatus.Mismatch:
       hooks.emit(IdempotencyEventType.KeyReuse);
+      publishKeyReused(call, true, claim.state);
       throw new IdempotencyKeyReuseError(claim.storedFingerprint, call.fingerprint, call);
     case ClaimStatus.Corrupt:
       hooks.emit(IdempotencyEventType.CorruptRecord);
@@ -128,8 +167,10 @@ export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
     case ClaimStatus.InProgress:
       // Only a standalone owner's committed reservation can be seen here; waiting would hold the transaction open.
       hooks.emit(IdempotencyEventType.InProgress);
+      publishInProgress(call, true, claim.retryAfterMs, InFlightMode.Raise);
       throw new IdempotencyInProgressError(claim.retryAfterMs, call);
     case ClaimStatus.Acquired:
+      publishClaimed(call, true, claim.fencingToken, false);
       break;
   }
 
@@ -146,16 +187,20 @@ export async function coordinateInTransaction<T, Tx extends SqlTransaction>(
     });
   } catch (error) {
     // Fails harmlessly when the action's error aborted the transaction: the rollback removes the claim then.
-    await bound.release(call.claim).catch(() => undefined);
+    const released = await bound.release(call.claim).catch(() => false);
+    publishReleased(call, true, claim.fencingToken, released);
     throw store.transactionConflict(error, call) ?? error;
   }
   // As in standalone mode, a value the codec cannot encode is recorded as such: if the caller commits anyway,
   // the action's writes are there and must not be made again; if it rolls back, the record goes with them.
   const { payload, encodeError } = tryEncode(call.request.codec, value, store.unstorable?.bind(store));
-  if (!(await bound.complete({ ...call.claim, payload, ttlMs: call.request.ttlMs }))) {
+  const completion = bound.complete({ ...call.claim, payload, ttlMs: call.request.ttlMs });
+  if (!(await storeStatement(call, StorePhase.Complete, completion, claim.fencingToken))) {
     // Only possible if someone else's write in this same transaction removed or replaced the claim.
+    publishLeaseLost(call, true, claim.fencingToken, LeaseLostReason.Refused);
     throw new IdempotencyLeaseLostError(value, call);
   }
+  publishStored(call, true, claim.fencingToken, CoordinateOutcome.Executed, payload === null);
   hooks.emit(IdempotencyEventType.Miss);
   if (payload === null) throw hooks.unencodable(encodeError);
   return { value, outcome: CoordinateOutcome.Executed, fencingToken: claim.fencingToken };
@@ -203,13 +248,17 @@ export async function coordinateOptimistically<T, Tx extends SqlTransaction>(
         throw store.transactionConflict(error, call) ?? error;
       }
       const { payload, encodeError } = tryEncode(call.request.codec, value, store.unstorable?.bind(store));
-      const fencingToken = await store.inTransaction(transaction).insertCompleted({
+      const insert = store.inTransaction(transaction).insertCompleted({
         ...call,
         owner: call.claim.owner,
         payload,
         ttlMs: call.request.ttlMs,
       });
+      const fencingToken = await storeStatement(call, StorePhase.Complete, insert);
       if (fencingToken === undefined) throw new KeyTaken();
+      // The claim and the result in one statement: both are published at it.
+      publishClaimed(call, true, fencingToken, false);
+      publishStored(call, true, fencingToken, CoordinateOutcome.Executed, payload === null);
       hooks.emit(IdempotencyEventType.Miss);
       if (payload === null) throw hooks.unencodable(encodeError);
       return { value, outcome: CoordinateOutcome.Executed, fencingToken };

@@ -1,4 +1,5 @@
 import type { Call } from './call.js';
+import { publishStored, publishStoreUnavailable, StorePhase } from './channels.js';
 import { IdempotencyErrorCode, IdempotencyStoreUnavailableError, isIdempotencyError } from './errors.js';
 import type { IdempotentAction } from './owner-run.js';
 import {
@@ -30,17 +31,22 @@ export async function runUnprotected<T>(
     fencingToken: 0,
     protected: false,
   });
+  let encoded = false;
   try {
-    await store.storeIfAbsent({
+    const payload = call.request.codec.encode(value);
+    encoded = true;
+    const stored = await store.storeIfAbsent({
       operation: call.operation,
       key: call.key,
       fingerprint: call.fingerprint,
-      payload: call.request.codec.encode(value),
+      payload,
       ttlMs: call.request.ttlMs,
     });
+    if (stored) publishStored(call, false, 0, CoordinateOutcome.Unprotected, false);
   } catch {
     // Unencodable or not stored: the unprotected value is returned all the same (it is not the record's).
     emit(IdempotencyEventType.StoreError);
+    if (encoded) publishStoreUnavailable(call, false, StorePhase.StoreIfAbsent);
   }
   return { value, outcome: CoordinateOutcome.Unprotected, fencingToken: 0 };
 }
@@ -57,7 +63,9 @@ export async function storeUnavailable<T>(
   emit: EventSink,
 ): Promise<CoordinatedResult<T>> {
   emit(IdempotencyEventType.StoreError);
-  if (call.settings.onStoreUnavailable === StoreUnavailablePolicy.FailOpen) {
+  const onStoreUnavailable = call.settings.onStoreUnavailable;
+  publishStoreUnavailable(call, false, StorePhase.Claim, { onStoreUnavailable });
+  if (onStoreUnavailable === StoreUnavailablePolicy.FailOpen) {
     emit(IdempotencyEventType.FailOpen);
     return runUnprotected(store, call, action, emit);
   }

@@ -1,1 +1,1 @@
-export { MemoryIdempotencyStore } from './memory-store.js';
+export { MemoryIdempotencyStore, type MemoryIdempotencyStoreOptions } from './memory-store.js';

@@ -10,6 +10,26 @@ import {
   type RenewRequest,
   type StoreIfAbsentRequest,
 } from '../store.js';
+import { assertIntegerIn } from '../validation.js';
+
+/** Options of the {@link MemoryIdempotencyStore}. */
+export interface MemoryIdempotencyStoreOptions {
+  /**
+   * The clock records expire by, in ms since the epoch (tests pass one they move by hand).
+   * @default Date.now
+   */
+  readonly now?: () => number;
+  /**
+   * How often expired records are removed, in ms (an integer from 0 to one day). The timer is unref'd (it never
+   * keeps the process alive) and `close()` stops it; 0 starts none (call {@link MemoryIdempotencyStore.sweep}
+   * yourself). Between sweeps an expired record is still dropped when its key is used again.
+   * @default 60_000
+   */
+  readonly sweepIntervalMs?: number;
+}
+
+const DEFAULT_SWEEP_INTERVAL_MS = 60_000;
+const MAX_SWEEP_INTERVAL_MS = 24 * 60 * 60 * 1_000;
 
 /** One record, as the Redis script keeps it: pending (a lease), completed (a payload, or null), or released. */
 interface MemoryRecord {
@@ -26,13 +46,54 @@ interface MemoryRecord {
  * An {@link IdempotencyStore} in this process's memory, for unit tests without Redis: the Redis store's contract
  * (claim-or-replay, owner-checked writes, fencing tokens, exact TTLs, wake-ups of waiters), checked by the same
  * behaviour suite. Not for production: records are lost on restart and not shared between processes.
+ *
+ * Expired records are swept every `sweepIntervalMs` (like Redis expiring keys), so memory stays bounded by the
+ * records alive within one interval, not by every key ever used.
  */
 export class MemoryIdempotencyStore implements IdempotencyStore {
   private readonly records = new Map<string, MemoryRecord>();
   private readonly listeners = new Map<string, Set<() => void>>();
+  private readonly now: () => number;
+  private sweeper: NodeJS.Timeout | undefined;
   private lastToken = 0;
 
-  constructor(private readonly now: () => number = Date.now) {}
+  /**
+   * @param options - the options, or (as in earlier versions) just the clock.
+   * @throws InvalidIdempotencyOptionsError for a `sweepIntervalMs` that is not an integer from 0 to one day.
+   */
+  constructor(options: MemoryIdempotencyStoreOptions | (() => number) = {}) {
+    const { now = Date.now, sweepIntervalMs = DEFAULT_SWEEP_INTERVAL_MS } =
+      typeof options === 'function' ? { now: options } : options;
+    assertIntegerIn('sweepIntervalMs', sweepIntervalMs, 0, MAX_SWEEP_INTERVAL_MS);
+    this.now = now;
+    if (sweepIntervalMs > 0) {
+      this.sweeper = setInterval(() => this.sweep(), sweepIntervalMs);
+      // A store left open (tests rarely close it) must not keep the process alive.
+      this.sweeper.unref();
+    }
+  }
+
+  /** How many records the store holds, expired ones not swept yet included. */
+  get size(): number {
+    return this.records.size;
+  }
+
+  /**
+   * Removes every expired record now (the timer does this every `sweepIntervalMs`).
+   * @returns how many were removed.
+   */
+  sweep(): number {
+    const now = this.now();
+    let removed = 0;
+    // Deleting the entry being visited is safe in a Map's iteration.
+    for (const [id, record] of this.records) {
+      if (record.expiresAt <= now) {
+        this.records.delete(id);
+        removed++;
+      }
+    }
+    return removed;
+  }
 
   async claim(request: ClaimRequest): Promise<ClaimResult> {
     const id = idOf(request);
@@ -149,8 +210,14 @@ export class MemoryIdempotencyStore implements IdempotencyStore {
     this.records.clear();
   }
 
-  /** Nothing to give back; here so the store fits `IdempotencyModule`'s `closeStoreOnShutdown`. */
-  async close(): Promise<void> {}
+  /**
+   * Stops the sweep timer (the records stay, and the store still works: expired ones are then dropped only when
+   * their key is used again, or by {@link sweep}). Fits `IdempotencyModule`'s `closeStoreOnShutdown`.
+   */
+  async close(): Promise<void> {
+    clearInterval(this.sweeper);
+    this.sweeper = undefined;
+  }
 
   /** `<operation>:<key>` of every live record, and its remaining lifetime in ms (for tests). */
   entries(): { id: string; remainingMs: number }[] {
