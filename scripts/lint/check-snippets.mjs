@@ -10,6 +10,10 @@ const root = fileURLToPath(new URL('../..', import.meta.url));
 const docs = [
   { doc: 'packages/idempotency/README.md', everyBlock: true },
   { doc: 'docs/idempotency-api.md', everyBlock: false },
+  { doc: 'docs/idempotency-nest.md', everyBlock: false },
+  { doc: 'docs/idempotency-redis.md', everyBlock: false },
+  { doc: 'docs/idempotency-postgres.md', everyBlock: false },
+  { doc: 'docs/idempotency-memory.md', everyBlock: false },
 ];
 const BLOCK = /(?:<!-- snippet: (\S+) -->\n)?```(ts|typescript)\n([\s\S]*?)```/g;
 const problems = [];
