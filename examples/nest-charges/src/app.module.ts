@@ -1,16 +1,11 @@
 import { Module, type DynamicModule } from '@nestjs/common';
-import type { Redis } from 'ioredis';
+import type { IdempotencyStore } from '@retry-safe/idempotency';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
-import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
 import { ChargesController } from './charges.controller.js';
+import type { AppConfig } from './config.js';
 import { PaymentProvider } from './payment-provider.js';
-import { REDIS, RedisModule } from './redis.module.js';
-
-export interface AppConfig {
-  redisUrl: string;
-  /** Prefix of every idempotency record in Redis, to share a Redis with other data. */
-  keyPrefix: string;
-}
+import { RefundsController } from './refunds.controller.js';
+import { IDEMPOTENCY_RECORDS, StoreModule } from './store.module.js';
 
 @Module({})
 export class AppModule {
@@ -18,18 +13,21 @@ export class AppModule {
     return {
       module: AppModule,
       imports: [
-        RedisModule.forRoot(config.redisUrl),
         IdempotencyModule.forRootAsync({
-          inject: [REDIS],
-          useFactory: (redis: Redis) => ({
-            store: new RedisIdempotencyStore(redis, { keyPrefix: config.keyPrefix }),
+          imports: [StoreModule.forRoot(config.store)],
+          inject: [IDEMPOTENCY_RECORDS],
+          useFactory: (store: IdempotencyStore) => ({
+            store,
             // How long a response is replayed: longer than any client keeps retrying one request.
-            ttlMs: 24 * 60 * 60 * 1000,
+            ttl: '24h',
+            // StoreModule closes it, before the Redis client or the pool under it.
+            closeStoreOnShutdown: false,
           }),
+          // Every module's @Idempotent() routes find the coordinator, not only this module's.
           isGlobal: true,
         }),
       ],
-      controllers: [ChargesController],
+      controllers: [ChargesController, RefundsController],
       providers: [PaymentProvider],
     };
   }

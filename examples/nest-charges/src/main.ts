@@ -1,13 +1,11 @@
 import 'reflect-metadata';
-import { NestFactory } from '@nestjs/core';
 import { AppModule } from './app.module.js';
+import { loadConfig } from './config.js';
+import { createApp } from './create-app.js';
 
-const app = await NestFactory.create(
-  AppModule.forRoot({
-    redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379',
-    keyPrefix: process.env.IDEMPOTENCY_KEY_PREFIX ?? 'idem:',
-  }),
-);
-// Runs the shutdown hooks on SIGTERM, so the Redis connections close.
+const config = loadConfig(process.env);
+const app = await createApp(AppModule.forRoot(config), config.platform);
+// Runs the shutdown hooks on SIGTERM, so the store and its connections close.
 app.enableShutdownHooks();
-await app.listen(Number(process.env.PORT ?? 3000));
+// Every interface, as `nest new` apps listen: Fastify alone would listen on 127.0.0.1 only.
+await app.listen(config.port, '0.0.0.0');

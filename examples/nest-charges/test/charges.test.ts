@@ -1,162 +1,112 @@
-// POST /charges against a real Redis (REDIS_URL, default redis://127.0.0.1:6379): a fresh app per test, so its
-// charge counter starts at 0, and a prefix of this run's own, so nothing else in that Redis is read or touched.
-import 'reflect-metadata';
+// ChargesController over real HTTP, on the configured platform and store: a fresh app per test (its provider's
+// calls start at 0), a new key per test.
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
-import { after, afterEach, beforeEach, describe, it, mock } from 'node:test';
-import type { INestApplication } from '@nestjs/common';
-import { NestFactory } from '@nestjs/core';
-import { Redis } from 'ioredis';
-import request from 'supertest';
-import { AppModule } from '../src/app.module.js';
-import { PaymentProvider } from '../src/payment-provider.js';
+import { describe, it } from 'node:test';
+import {
+  appPerTest,
+  assertProblem,
+  keyMissing,
+  post,
+  sendTwice,
+  whileInFlight,
+  type Send,
+} from './support.js';
 
-const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
-const keyPrefix = `nest-charges-example:${randomUUID()}:`;
 const body = { amount: 1000, currency: 'eur' };
+const app = appPerTest();
+const calls = () => app().provider.calls;
+const charge = (key: string | undefined, json: object = body) => post(app().url, '/charges', { key, json });
+/** The same request twice under a new key. */
+const twice = (path: string, status: number, send: Send = {}) => {
+  const key = randomUUID();
+  return sendTwice(() => post(app().url, path, { key, ...send }), status);
+};
 
-let app: INestApplication;
-let url: string;
-let provider: PaymentProvider;
-
-beforeEach(async () => {
-  app = await NestFactory.create(AppModule.forRoot({ redisUrl, keyPrefix }), { logger: false });
-  await app.listen(0, '127.0.0.1');
-  url = await app.getUrl();
-  provider = app.get(PaymentProvider);
-});
-
-afterEach(async () => {
-  mock.restoreAll();
-  await app.close();
-});
-
-after(async () => {
-  // The records live 24 hours: delete this run's, by its prefix only.
-  const redis = new Redis(redisUrl);
-  try {
-    for await (const keys of redis.scanStream({ match: `${keyPrefix}*`, count: 1000 }) as AsyncIterable<
-      string[]
-    >) {
-      if (keys.length > 0) await redis.del(...keys);
-    }
-  } finally {
-    await redis.quit();
-  }
-});
-
-function charge(key: string | undefined, payload: object = body): request.Test {
-  const post = request(url).post('/charges').send(payload);
-  return key === undefined ? post : post.set('Idempotency-Key', key);
-}
-
-/** The response is exactly this RFC 9457 problem, as the library's filter sends it. */
-function assertProblem(
-  res: request.Response,
-  status: number,
-  code: string,
-  title: string,
-  detail: string,
-): void {
-  assert.equal(res.status, status);
-  assert.equal(res.headers['content-type'], 'application/problem+json');
-  assert.deepEqual(res.body, { type: 'about:blank', title, status, detail, code, instance: '/charges' });
-}
-
-describe('POST /charges with @Idempotent()', () => {
-  it('charges on the first call and replays the same answer to a retry', async () => {
-    const key = randomUUID();
-
-    const first = await charge(key);
-    assert.equal(first.status, 201);
+describe('POST /charges: @Idempotent() on a method', () => {
+  it('charges on the first call and replays status, body and Location to a retry', async () => {
+    const { first, retry } = await twice('/charges', 201, { json: body });
     assert.deepEqual(first.body, { id: 'ch_1', amount: 1000, currency: 'eur' });
-    assert.equal(first.headers['location'], '/charges/ch_1');
-    assert.equal(first.headers['idempotent-replayed'], undefined);
-    assert.equal(provider.count, 1);
-
-    const retry = await charge(key);
-    assert.equal(retry.status, 201);
-    assert.deepEqual(retry.body, first.body);
-    assert.equal(retry.headers['location'], '/charges/ch_1');
-    assert.equal(retry.headers['idempotent-replayed'], 'true');
-    assert.equal(provider.count, 1);
+    assert.equal(first.headers.get('location'), '/charges/ch_1');
+    assert.equal(retry.headers.get('location'), '/charges/ch_1');
+    assert.equal(calls().charge, 1);
   });
 
   it('refuses the key with another body: 422, nothing charged', async () => {
     const key = randomUUID();
     assert.equal((await charge(key)).status, 201);
 
-    const reused = await charge(key, { amount: 2000, currency: 'eur' });
-    assertProblem(
-      reused,
-      422,
-      'idempotency_key_reused',
-      'Idempotency-Key reused with different parameters',
-      'This Idempotency-Key was already used with different request parameters; use a new key for a new request',
-    );
-    assert.equal(provider.count, 1);
+    assertProblem(await charge(key, { amount: 2000, currency: 'eur' }), {
+      status: 422,
+      code: 'idempotency_key_reused',
+      title: 'Idempotency-Key reused with different parameters',
+      detail:
+        'This Idempotency-Key was already used with different request parameters; use a new key for a new request',
+      instance: '/charges',
+    });
+    assert.equal(calls().charge, 1);
   });
 
   it('requires a key: 400 idempotency_key_missing, nothing charged', async () => {
-    const res = await charge(undefined);
-    assertProblem(
-      res,
-      400,
-      'idempotency_key_missing',
-      'Idempotency-Key required',
-      'The Idempotency-Key header is required',
-    );
-    assert.equal(provider.count, 0);
+    assertProblem(await charge(undefined), { ...keyMissing, instance: '/charges' });
+    assert.equal(calls().charge, 0);
   });
 
   it('refuses an invalid key: 400 idempotency_key_invalid, nothing charged', async () => {
-    const res = await charge('k'.repeat(256));
-    assertProblem(
-      res,
-      400,
-      'idempotency_key_invalid',
-      'Invalid Idempotency-Key',
-      'The Idempotency-Key is not acceptable: key is longer than 255 characters',
-    );
-    assert.equal(provider.count, 0);
+    assertProblem(await charge('k'.repeat(256)), {
+      status: 400,
+      code: 'idempotency_key_invalid',
+      title: 'Invalid Idempotency-Key',
+      detail: 'The Idempotency-Key is not acceptable: key is longer than 255 characters',
+      instance: '/charges',
+    });
+    assert.equal(calls().charge, 0);
   });
 
   it('answers a retry that arrives while the first call runs with 409 and Retry-After', async () => {
     const key = randomUUID();
-    // The first call is held inside the provider until the retry has been answered.
-    const entered = Promise.withResolvers<void>();
-    const release = Promise.withResolvers<void>();
-    const original = provider.charge.bind(provider);
-    mock.method(provider, 'charge', async (amount: number, currency: string) => {
-      entered.resolve();
-      await release.promise;
-      return original(amount, currency);
+    const { duplicate, finish } = await whileInFlight(app().provider, 'charge', () => charge(key));
+    assertProblem(duplicate, {
+      status: 409,
+      code: 'request_in_progress',
+      title: 'Request in progress',
+      detail:
+        'A request with this Idempotency-Key is still being processed; retry with the same key after Retry-After',
+      instance: '/charges',
     });
+    assert.equal(duplicate.headers.get('retry-after'), '1');
+    assert.equal(calls().charge, 0);
 
-    // `then` sends it now (a supertest request goes out only when awaited); it is awaited after the retry.
-    const first = charge(key).then((res) => res);
-    await entered.promise;
-    const duplicate = await charge(key);
-    assertProblem(
-      duplicate,
-      409,
-      'request_in_progress',
-      'Request in progress',
-      'A request with this Idempotency-Key is still being processed; retry with the same key after Retry-After',
-    );
-    assert.equal(duplicate.headers['retry-after'], '1');
-    assert.equal(provider.count, 0);
-
-    release.resolve();
-    const done = await first;
+    const done = await finish();
     assert.equal(done.status, 201);
     assert.deepEqual(done.body, { id: 'ch_1', amount: 1000, currency: 'eur' });
-    assert.equal(provider.count, 1);
+    assert.equal(calls().charge, 1);
+  });
 
-    const retry = await charge(key);
-    assert.equal(retry.status, 201);
-    assert.equal(retry.headers['idempotent-replayed'], 'true');
-    assert.deepEqual(retry.body, done.body);
-    assert.equal(provider.count, 1);
+  it('takes a body nested 4000 deep (8 KB): 201 and a replay, never a 500', async () => {
+    // Written by hand: the point is the depth the server parses, not what JSON.stringify would do with it.
+    const raw = `{"amount":1000,"currency":"eur","metadata":${'['.repeat(4000)}${']'.repeat(4000)}}`;
+    const { first } = await twice('/charges', 201, { raw });
+    assert.deepEqual(first.body, { id: 'ch_1', amount: 1000, currency: 'eur' });
+    assert.equal(calls().charge, 1);
+  });
+});
+
+describe('POST /charges/:id/capture: a 204', () => {
+  it('captures once and replays the 204 with no body', async () => {
+    const { first, retry } = await twice('/charges/ch_9/capture', 204);
+    assert.equal(first.bytes.length, 0);
+    assert.equal(retry.status, 204);
+    assert.equal(calls().capture, 1);
+  });
+});
+
+describe('POST /charges/statements: a 1 MiB body', () => {
+  it('replays the body byte for byte, with its content type', async () => {
+    // The provider's export is random: equal bytes can only come from the stored record.
+    const { first } = await twice('/charges/statements', 201);
+    assert.ok(first.bytes.length > 1024 * 1024, `${first.bytes.length} bytes`);
+    assert.match(first.headers.get('content-type') ?? '', /^application\/json/);
+    assert.equal(calls().statement, 1);
   });
 });
