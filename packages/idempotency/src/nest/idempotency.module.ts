@@ -8,11 +8,13 @@ import {
 } from './idempotency.module-definition.js';
 import { IDEMPOTENCY_COORDINATOR, IDEMPOTENCY_STORE } from './idempotency.tokens.js';
 import { checkModuleOptions } from './idempotent-route.js';
+import { IdempotentMethods } from './idempotent-methods.js';
 import { IdempotentRoutes } from './idempotent-routes.js';
 
 /**
- * Gives a Nest application its {@link IdempotencyCoordinator}: `@Idempotent()` routes use it, and so can any
- * provider that injects it. Global unless `isGlobal: false`. Its options are checked when the app starts; at
+ * Gives a Nest application its {@link IdempotencyCoordinator}: `@Idempotent()` handlers (routes, message handlers,
+ * GraphQL mutations) and `@IdempotentMethod()` methods of any provider use it, and so can any provider that
+ * injects it. Global unless `isGlobal: false`. Its options are checked when the app starts; at
  * shutdown it closes what the store opened (`closeStoreOnShutdown`), never the client or pool you passed in.
  *
  * @example
@@ -39,6 +41,7 @@ import { IdempotentRoutes } from './idempotent-routes.js';
     },
     { provide: IDEMPOTENCY_COORDINATOR, useExisting: IdempotencyCoordinator },
     IdempotentRoutes,
+    IdempotentMethods,
   ],
   exports: [
     IdempotencyCoordinator,

@@ -1,7 +1,7 @@
 import { hash } from 'node:crypto';
 import { parseDuration } from '../duration.js';
 import { InvalidIdempotencyOptionsError } from '../errors.js';
-import { IDEMPOTENCY_LIMITS } from '../limits.js';
+import { IDEMPOTENCY_DEFAULTS, IDEMPOTENCY_LIMITS } from '../limits.js';
 import { InFlightMode } from '../options.js';
 import { assertIntegerIn, assertOneOf, operationProblem } from '../validation.js';
 import type { IdempotencyModuleOptions } from './interfaces/idempotency-module-options.interface.js';
@@ -9,7 +9,8 @@ import type { IdempotentOptions, KeyFrom, StoreIf } from './interfaces/idempoten
 
 /** The defaults of every `@Idempotent()`, in one place (the TSDoc `@default`s quote these). */
 export const IDEMPOTENT_ROUTE_DEFAULTS = {
-  ttl: '24h',
+  /** The coordinator's default lifetime of a result (24 hours). */
+  ttl: IDEMPOTENCY_DEFAULTS.ttlMs,
   replayHeaders: ['Location'],
   /** Successes only: a handler that throws stores nothing, so a retry runs it again. */
   storeIf: ((_status, error) => error === undefined) satisfies StoreIf as StoreIf,

@@ -34,7 +34,18 @@ export {
   SECRET_HEADERS,
   type IdempotentRoute,
 } from './idempotent-route.js';
-export { IdempotencyProblemFilter } from './idempotency-problem.filter.js';
+export { IdempotencyProblemFilter, type IdempotencyErrorPayload } from './idempotency-problem.filter.js';
+export {
+  IDEMPOTENCY_CONTEXT_ARG,
+  IDEMPOTENT_METHOD,
+  IdempotencyContextArg,
+  IdempotentMethod,
+} from './idempotent-method.decorator.js';
+export { IdempotentMethods, outcomeOf } from './idempotent-methods.js';
+export type {
+  IdempotentMethodOptions,
+  IdempotentSettingsProvider,
+} from './interfaces/idempotent-method-options.interface.js';
 // The coordinator the module provides, for providers that inject it, from the same entry as the module.
 export { IdempotencyCoordinator } from '../coordinator.js';
 export type { Duration } from '../duration.js';

@@ -1,0 +1,122 @@
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { DiscoveryService, MetadataScanner, ModuleRef, Reflector } from '@nestjs/core';
+import { IdempotencyCoordinator } from '../coordinator.js';
+import {
+  makeIdempotentInTransaction,
+  makeIdempotentWithOutcome,
+  type IdempotencyContext,
+} from '../idempotent-function.js';
+import type { CoordinatedResult } from '../options.js';
+import type {
+  IdempotentMethodOptions,
+  IdempotentSettingsProvider,
+} from './interfaces/idempotent-method-options.interface.js';
+import { IDEMPOTENCY_CONTEXT_ARG, IDEMPOTENT_METHOD } from './idempotent-method.decorator.js';
+
+type AnyArgs = never[];
+type Method = (...args: unknown[]) => Promise<unknown>;
+
+/** The result of each call of an `@IdempotentMethod()`, by the promise its caller holds. */
+const outcomes = new WeakMap<Promise<unknown>, Promise<CoordinatedResult<unknown>>>();
+
+/**
+ * How a call of an `@IdempotentMethod()` went: its value and whether it was `executed`, `replayed` (the stored
+ * result of an earlier call) or `unprotected` (the store down under fail-open, `enabled: false`, a `run`-mode
+ * duplicate), with the fencing token of the owner that produced it.
+ *
+ * @throws TypeError for a promise that no `@IdempotentMethod()` returned.
+ */
+export function outcomeOf<T>(call: Promise<T>): Promise<CoordinatedResult<T>> {
+  const result = outcomes.get(call);
+  if (result === undefined)
+    throw new TypeError('outcomeOf: this promise is not a call of an @IdempotentMethod()');
+  return result as Promise<CoordinatedResult<T>>;
+}
+
+/**
+ * Puts every `@IdempotentMethod()` of the app's providers behind the coordinator when the module starts: the
+ * method on each instance is replaced by one built with `makeIdempotentWithOutcome` (or its transactional form),
+ * bound to the instance. Providers of any module are found (the module is global), singletons only: a request-
+ * or transient-scoped provider has no instance to replace at start-up, so it is refused.
+ */
+@Injectable()
+export class IdempotentMethods implements OnModuleInit {
+  constructor(
+    private readonly discovery: DiscoveryService,
+    private readonly scanner: MetadataScanner,
+    private readonly reflector: Reflector,
+    private readonly moduleRef: ModuleRef,
+    private readonly coordinator: IdempotencyCoordinator,
+  ) {}
+
+  onModuleInit(): void {
+    for (const wrapper of [...this.discovery.getProviders(), ...this.discovery.getControllers()]) {
+      const { instance, metatype } = wrapper;
+      if (typeof metatype !== 'function' || instance === null || typeof instance !== 'object') continue;
+      const prototype = Object.getPrototypeOf(instance) as Record<string, unknown>;
+      for (const name of this.scanner.getAllMethodNames(prototype)) {
+        const method = prototype[name];
+        if (typeof method !== 'function') continue;
+        const options = this.reflector.get<IdempotentMethodOptions<AnyArgs> | undefined>(
+          IDEMPOTENT_METHOD,
+          method,
+        );
+        if (options === undefined) continue;
+        if (!wrapper.isDependencyTreeStatic()) {
+          throw new TypeError(
+            `@IdempotentMethod() on ${metatype.name}.${name}: the provider is request- or transient-scoped; ` +
+              'make it a singleton (the default scope)',
+          );
+        }
+        const contextIndex = Reflect.getMetadata(IDEMPOTENCY_CONTEXT_ARG, prototype, name) as
+          number | undefined;
+        (instance as Record<string, unknown>)[name] = this.wrap(
+          instance,
+          method as Method,
+          options,
+          contextIndex,
+        );
+      }
+    }
+  }
+
+  private wrap(
+    instance: object,
+    method: Method,
+    options: IdempotentMethodOptions<AnyArgs>,
+    contextIndex: number | undefined,
+  ): Method {
+    // The method as the coordinator's action: the context goes where @IdempotencyContextArg() says.
+    const action = (context: IdempotencyContext, ...args: unknown[]) => {
+      const withContext = [...args];
+      if (contextIndex !== undefined) withContext[contextIndex] = context;
+      return method.apply(instance, withContext);
+    };
+    const settings = this.settingsOf(options);
+    const functionOptions = { ...options, ...(settings === undefined ? {} : { settings }) };
+    const call = (
+      options.transaction === undefined
+        ? makeIdempotentWithOutcome(this.coordinator, action, functionOptions)
+        : makeIdempotentInTransaction(this.coordinator, action, {
+            ...functionOptions,
+            transaction: options.transaction,
+          })
+    ) as (...args: unknown[]) => Promise<CoordinatedResult<unknown>>;
+    return (...args: unknown[]) => {
+      const result = call(...args);
+      const value = result.then((settled) => settled.value);
+      outcomes.set(value, result);
+      return value;
+    };
+  }
+
+  private settingsOf(
+    options: IdempotentMethodOptions<AnyArgs>,
+  ): IdempotentMethodOptions<AnyArgs>['settings'] | undefined {
+    if (options.settingsProvider === undefined) return options.settings;
+    const provider = this.moduleRef.get<IdempotentSettingsProvider<AnyArgs>>(options.settingsProvider, {
+      strict: false,
+    });
+    return (...args) => provider.idempotencySettings(...args);
+  }
+}

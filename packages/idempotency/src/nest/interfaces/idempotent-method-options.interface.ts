@@ -1,0 +1,32 @@
+import type { InjectionToken } from '@nestjs/common';
+import type { IdempotentCallSettings, IdempotentFunctionOptions } from '../../idempotent-function.js';
+import type { SqlTransaction } from '../../transactional.js';
+
+/**
+ * An injectable that gives every call of an `@IdempotentMethod()` its settings (`enabled`, `inFlight`, `leaseMs`,
+ * `waitTimeoutMs`, `ttl`, ...), read on every call, so settings that change while the app runs apply at once.
+ */
+export interface IdempotentSettingsProvider<Args extends unknown[] = never[]> {
+  idempotencySettings(...args: Args): IdempotentCallSettings;
+}
+
+/**
+ * Options of `@IdempotentMethod()`: where the operation, the key and the fingerprint come from among the method's
+ * arguments, and its per-call settings (from its arguments, or from an injected {@link IdempotentSettingsProvider}).
+ *
+ * @typeParam Args - the method's arguments, as its callers pass them (without an `@IdempotencyContextArg()`).
+ * @typeParam T - what the method resolves to (stored with `codec`).
+ */
+export interface IdempotentMethodOptions<
+  Args extends unknown[] = never[],
+  T = unknown,
+> extends IdempotentFunctionOptions<Args, T> {
+  /** The injection token of an {@link IdempotentSettingsProvider}, asked on every call (instead of `settings`). */
+  readonly settingsProvider?: InjectionToken;
+  /**
+   * The transactional form: the caller's open transaction among the arguments (a node-postgres client, or
+   * `kyselyTransaction(trx)`); the record is claimed and completed in it, so it commits or rolls back with the
+   * method's own writes. Needs the PostgreSQL store.
+   */
+  readonly transaction?: (...args: Args) => SqlTransaction;
+}
