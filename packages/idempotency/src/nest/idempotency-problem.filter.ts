@@ -36,10 +36,12 @@ export class IdempotencyProblemFilter implements ExceptionFilter {
     switch (host.getType<string>()) {
       case 'rpc':
         // An RPC filter answers with an Observable that errors: Nest sends its error to the client.
-        return throwError(() => payloadOf(problem));
-      case 'graphql':
+        return throwError(() => payloadOf(problem, error));
+      case 'graphql': {
         // A resolver's error is returned to GraphQL, which reports it with these extensions.
-        return Object.assign(new Error(problem.detail), { extensions: payloadOf(problem) });
+        const payload = payloadOf(problem, error);
+        return Object.assign(new Error(payload.message), { extensions: payload });
+      }
       default:
         return this.reply(problem, host);
     }
@@ -62,12 +64,20 @@ export class IdempotencyProblemFilter implements ExceptionFilter {
   }
 }
 
-function payloadOf(problem: IdempotencyProblem): IdempotencyErrorPayload {
+/**
+ * A message or a GraphQL field finds its key where its `keyFrom` says (a transport header, a payload path, an
+ * argument, a function): the HTTP problem's "The Idempotency-Key header is required" would send its client looking
+ * for a header it may not use.
+ */
+const KEY_MISSING_MESSAGE = 'An idempotency key is required';
+
+function payloadOf(problem: IdempotencyProblem, error: IdempotencyError): IdempotencyErrorPayload {
   const retryAfter = problem.headers['Retry-After'];
   return {
     status: problem.status,
     code: problem.code,
-    message: problem.detail,
+    // Recognised as problem.ts does (by its `missing` flag), not by class: a second copy of the library may throw it.
+    message: 'missing' in error && error.missing === true ? KEY_MISSING_MESSAGE : problem.detail,
     ...(retryAfter === undefined ? {} : { retryAfter: Number(retryAfter) }),
   };
 }

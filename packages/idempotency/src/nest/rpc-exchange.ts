@@ -10,7 +10,7 @@ import { replayBody, type CapturedResponse, type StoredResponse } from './stored
 
 /** What the transports' contexts hold their headers in, structurally (no import of @nestjs/microservices). */
 interface TransportContext {
-  getHeaders?(): { get?(name: string): unknown } | undefined;
+  getHeaders?(): { get?(name: string): unknown; keys?(): string[] } | undefined;
   getMessage?(): { properties?: { headers?: Record<string, unknown> }; headers?: Record<string, unknown> };
   getPacket?(): { properties?: { userProperties?: Record<string, unknown> } };
   get?(name: string): unknown;
@@ -23,9 +23,12 @@ interface TransportContext {
  */
 export class RpcExchange implements IdempotencyExchange {
   readonly input: { readonly data: unknown; readonly context: unknown };
+  /** A RabbitMQ delivery (an `RmqContext`): whether its handler acknowledged it, seen through its channel. */
+  private readonly delivery: RmqDelivery | undefined;
 
   constructor(data: unknown, context: unknown) {
     this.input = { data, context };
+    this.delivery = RmqDelivery.of(context);
   }
 
   get identity(): object {
@@ -49,7 +52,7 @@ export class RpcExchange implements IdempotencyExchange {
   }
 
   async capture(result: unknown): Promise<CapturedResponse> {
-    return { stored: { status: 200, headers: {}, body: result }, body: result };
+    return { stored: { status: 200, headers: this.settlement(), body: result }, body: result };
   }
 
   statusOfError(error: unknown): number {
@@ -59,12 +62,131 @@ export class RpcExchange implements IdempotencyExchange {
 
   storedError(error: unknown, status: number): StoredResponse {
     const body = (error as { getResponse?: () => unknown; getError?: () => unknown }) ?? {};
-    return { kind: 'error', status, headers: {}, body: body.getResponse?.() ?? body.getError?.() ?? null };
+    return {
+      kind: 'error',
+      status,
+      headers: this.settlement(),
+      body: body.getResponse?.() ?? body.getError?.() ?? null,
+    };
   }
 
   replay(stored: StoredResponse, _route?: IdempotentRoute): unknown {
+    // The handler does not run for a replay, so nothing else acknowledges this delivery: on a consumer with
+    // `noAck: false` it would stay unacknowledged (holding a prefetch slot) until its channel closed, and then come
+    // back again. It is settled as the handler settled the first one.
+    if (stored.headers[ACKNOWLEDGED] === 'true') this.delivery?.acknowledge();
     return replayBody(stored);
   }
+
+  /** What the record keeps of how the handler settled its delivery (RabbitMQ: whether it acknowledged it). */
+  private settlement(): Record<string, string> {
+    return this.delivery?.acknowledged === true ? { [ACKNOWLEDGED]: 'true' } : {};
+  }
+}
+
+/**
+ * Marks a record whose handler acknowledged its RabbitMQ message itself (`noAck: false`, `channel.ack(message)` in
+ * the handler, as Nest documents): a replay acknowledges the duplicate, or the redelivery of a message whose ack
+ * was lost. A handler that never acknowledges (`noAck: true`, the default, or an ack left to an interceptor around
+ * `@Idempotent()`) leaves no mark, and a replay acknowledges nothing, so no delivery is ever acknowledged twice
+ * (which RabbitMQ answers by closing the channel).
+ */
+const ACKNOWLEDGED = 'x-idempotency-rmq-acknowledged';
+
+/** The part of an amqplib channel a handler settles its message with. */
+interface AmqpChannel {
+  ack(message: object, allUpTo?: boolean): void;
+  ackAll?(): void;
+}
+
+interface AmqpMessage {
+  readonly fields?: { readonly deliveryTag?: number };
+}
+
+/** The channel and message of an `RmqContext` (`[message, channel, pattern]`), structurally. */
+interface RmqLikeContext {
+  getMessage(): AmqpMessage;
+  getChannelRef(): AmqpChannel;
+  getArgs(): unknown[];
+}
+
+/** Contexts whose channel already reports to a {@link RmqDelivery}: a second interceptor reuses it. */
+const deliveries = new WeakMap<object, RmqDelivery>();
+
+/**
+ * One RabbitMQ delivery: the handler gets its channel through a view that notes when the handler acknowledges this
+ * message (by itself, with `allUpTo`, or with `ackAll`), so the record can say so; {@link acknowledge} acks it on
+ * the real channel.
+ */
+class RmqDelivery {
+  acknowledged = false;
+
+  private constructor(
+    private readonly message: AmqpMessage,
+    private readonly channel: AmqpChannel,
+  ) {}
+
+  static of(context: unknown): RmqDelivery | undefined {
+    if (!isRmqContext(context)) return undefined;
+    const known = deliveries.get(context);
+    if (known !== undefined) return known;
+    const args = context.getArgs();
+    const delivery = new RmqDelivery(context.getMessage(), context.getChannelRef());
+    // The context is this delivery's own (Nest makes one per message): the handler's getChannelRef() and
+    // getArgByIndex(1) read this slot.
+    args[1] = delivery.watchedChannel();
+    deliveries.set(context, delivery);
+    return delivery;
+  }
+
+  acknowledge(): void {
+    this.channel.ack(this.message);
+  }
+
+  private watchedChannel(): AmqpChannel {
+    const tag = this.message.fields?.deliveryTag;
+    return new Proxy(this.channel, {
+      get: (target, name) => {
+        const value: unknown = Reflect.get(target, name, target);
+        if (name === 'ack') {
+          return (message: AmqpMessage, allUpTo?: boolean) => {
+            if (
+              message === this.message ||
+              (allUpTo === true && (message.fields?.deliveryTag ?? 0) >= (tag ?? 0))
+            ) {
+              this.acknowledged = true;
+            }
+            return target.ack(message, allUpTo);
+          };
+        }
+        if (name === 'ackAll') {
+          return () => {
+            this.acknowledged = true;
+            return target.ackAll?.();
+          };
+        }
+        return typeof value === 'function' ? value.bind(target) : value;
+      },
+    });
+  }
+}
+
+function isRmqContext(context: unknown): context is RmqLikeContext {
+  const candidate = context as Partial<RmqLikeContext> | null | undefined;
+  if (
+    typeof candidate?.getMessage !== 'function' ||
+    typeof candidate.getChannelRef !== 'function' ||
+    typeof candidate.getArgs !== 'function'
+  ) {
+    return false;
+  }
+  const channel = candidate.getChannelRef() as Partial<AmqpChannel> | null | undefined;
+  const message = candidate.getMessage() as AmqpMessage | null | undefined;
+  return (
+    typeof channel?.ack === 'function' &&
+    typeof message?.fields?.deliveryTag === 'number' &&
+    Array.isArray(candidate.getArgs())
+  );
 }
 
 /** A transport header by name, as each transport keeps them; `undefined` where the transport has none. */
@@ -73,7 +195,11 @@ function transportHeader(context: TransportContext | undefined, name: string): u
   const lower = name.toLowerCase();
   // NATS: NatsContext.getHeaders() is a MsgHdrs (case as sent).
   const nats = context.getHeaders?.();
-  if (typeof nats?.get === 'function') return nats.get(name) || nats.get(lower) || undefined;
+  if (typeof nats?.get === 'function') {
+    // MsgHdrs.get() matches the name exactly by default; a header name is case-insensitive everywhere else.
+    const found = nats.keys?.().find((key) => key.toLowerCase() === lower) ?? name;
+    return nats.get(found) || undefined;
+  }
   const message = context.getMessage?.();
   // RabbitMQ: RmqContext.getMessage().properties.headers.
   if (message?.properties?.headers !== undefined) return headerIn(message.properties.headers, name);
