@@ -16,13 +16,13 @@ describe('gateway in-process, orders replaced', () => {
     return key === undefined ? req : req.set('Idempotency-Key', key);
   };
 
-  it('forwards a payment with the decoded key and the tenant, and relays the answer as it came', async () => {
+  it('forwards a payment with the decoded key and the tenant, and relays the answer', async () => {
     orders.answer = {
       ok: true,
       status: 201,
       data: { id: 'c-1', amount: 1999 },
       headers: { 'content-type': 'application/json; charset=utf-8', 'idempotent-replayed': 'true' },
-      attempts: 2,
+      attempts: 1,
     };
     const res = await pay('"pay order 42"').send({ amount: 1999, currency: 'EUR' });
 

@@ -37,31 +37,6 @@ export function isDefiniteRefusal(status: number): boolean {
   return status >= 400 && status < 500 && status !== 409;
 }
 
-/** What paying an order answers: payments' answer, to relay, and this hop's own replay marker for it. */
-export interface PaymentAnswer {
-  readonly upstream: ServiceResponse<unknown>;
-  /** `Idempotent-Replayed: true` on orders' answer: see {@link storedBeforeThisRequest}. */
-  readonly replayed: boolean;
-}
-
-/**
- * Whether payments' answer is a Charge stored before this request reached orders, the one thing orders' marker may
- * say: payments replayed it to orders' first attempt (its record held the Charge before this request first called,
- * or it waited for another request's charge of the key, a replay of that one's answer). A replay to a later attempt
- * may be of the Charge an earlier attempt of this very request made, its answer lost on the way back: that is still
- * the client's first payment, so it goes up unmarked (a marker missing is safe, a false one is not). Not orders' own
- * record: it is written when the Charge is applied, so it is missing whenever a Charge stored earlier was never
- * applied here (orders died between the two, or its caller left), and a concurrent request of the key may complete
- * it while this one runs.
- */
-export function storedBeforeThisRequest(upstream: ServiceResponse<unknown>): boolean {
-  return (
-    upstream.status === 201 &&
-    upstream.attempts === 1 &&
-    upstream.headers[ChainHeader.IdempotentReplayed] === 'true'
-  );
-}
-
 /**
  * Paying an order: admit (reserving the amount), charge through payments, apply the Charge once.
  *
@@ -85,10 +60,7 @@ export class OrderPaymentsService {
     private readonly readThenWrite: ReadThenWriteApply,
   ) {}
 
-  /**
-   * Pays `orderId`; resolves to payments' answer, to relay, with orders' own replay marker for it (never payments'
-   * header as it came). `signal`: the caller left, stop.
-   */
+  /** Pays `orderId`; resolves to payments' answer, to relay. `signal`: the caller left, stop. */
   async pay(
     tenantId: string,
     orderId: string,
@@ -96,7 +68,7 @@ export class OrderPaymentsService {
     idempotencyKey: string,
     chain: ChainContext,
     signal?: AbortSignal,
-  ): Promise<PaymentAnswer> {
+  ): Promise<ServiceResponse<unknown>> {
     const record = this.recordOf(tenantId, orderId, payment, idempotencyKey);
     const owner: ReservationOwner = { tenantId, key: idempotencyKey };
     const { reserved } = await this.admission.admit(tenantId, orderId, payment, record);
@@ -109,7 +81,7 @@ export class OrderPaymentsService {
     );
     if (upstream.status !== 201) {
       if (reserved && isDefiniteRefusal(upstream.status)) await this.release(owner, orderId);
-      return { upstream, replayed: false };
+      return upstream;
     }
     const charge = ChargeSchema.parse(upstream.data);
     await this.faults.trip(OrderFaultPoint.AfterCharge, { 'idempotency-key': idempotencyKey });
@@ -119,7 +91,7 @@ export class OrderPaymentsService {
       await this.reservations.release(owner, orderId);
     } else
       await this.apply(charge, record, owner, upstream.headers[ChainHeader.IdempotentReplayed] === 'true');
-    return { upstream, replayed: storedBeforeThisRequest(upstream) };
+    return upstream;
   }
 
   /** Gives a refused payment's reservation back; failing that, the key's retry or the sweep will. */

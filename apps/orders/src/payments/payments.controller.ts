@@ -2,7 +2,6 @@ import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
 import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
 import { OrderIdSchema, OrderPaymentSchema, type OrderPayment } from '@retry-safe/contracts';
-import { ChainHeader } from '@retry-safe/contracts/http';
 import { signalWhenCallerLeaves } from '@retry-safe/http-client';
 import { TenantId } from '../common/tenant-id.decorator.js';
 import { OrderPaymentsService } from './order-payments.service.js';
@@ -11,7 +10,7 @@ import { OrderPaymentsService } from './order-payments.service.js';
  * Internal: pays an order. Reads the key with the chain's one parser (the rules payments applies), checks the
  * order and the payment, charges through payments, applies the Charge to the order once, and relays payments'
  * answer (the 201 Charge byte for byte, or the problem with its status, `code` and `Retry-After`) with its own
- * `Idempotent-Replayed`: only a Charge stored before this request arrived is marked.
+ * `Idempotent-Replayed` (`relay`: only a Charge stored before this request arrived is marked).
  */
 @Controller('v1/orders')
 @UseGuards(JsonContentTypeGuard)
@@ -27,7 +26,7 @@ export class PaymentsController {
     @Chain() chain: ChainContext,
     @Res({ passthrough: true }) res: Response,
   ): Promise<unknown> {
-    const { upstream, replayed } = await this.payments.pay(
+    const upstream = await this.payments.pay(
       tenantId,
       orderId,
       payment,
@@ -36,11 +35,6 @@ export class PaymentsController {
       // The gateway gave up on this attempt (timeout, its client left): stop calling payments for it.
       signalWhenCallerLeaves(res),
     );
-    const body = relay(res, upstream);
-    // relay passes payments' marker up as it came: true of payments' last attempt, not of this request (a replay
-    // to orders' own retry would reach the client's first payment). Whether this answer replays is orders' call.
-    res.removeHeader(ChainHeader.IdempotentReplayed);
-    if (replayed) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
-    return body;
+    return relay(res, upstream);
   }
 }
