@@ -8,9 +8,10 @@ import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ProviderModule } from '../provider/provider.module.js';
 import { PaymentsController } from './payments.controller.js';
+import { ChargeSettings } from './charge-settings.js';
 import { PaymentsService } from './payments.service.js';
 
-/** `POST /v1/payments`: the coordinator (from `IDEMPOTENCY_*`) in front of the provider. */
+/** `POST /v1/payments`: the library's coordinator (from `IDEMPOTENCY_*`) in front of the provider. */
 @Module({
   imports: [
     ProviderModule,
@@ -33,6 +34,6 @@ import { PaymentsService } from './payments.service.js';
     }),
   ],
   controllers: [PaymentsController],
-  providers: [PaymentsService],
+  providers: [PaymentsService, ChargeSettings],
 })
 export class PaymentsModule {}

@@ -1,20 +1,16 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { remainingMs } from '@retry-safe/http-client';
+import { Injectable } from '@nestjs/common';
 import {
-  CoordinateOutcome,
-  IdempotencyCoordinator,
-  fingerprintOf,
   schemaCodec,
   type CoordinateOutcome as Outcome,
+  type IdempotencyContext,
 } from '@retry-safe/idempotency';
-import { IDEMPOTENCY_COORDINATOR } from '@retry-safe/idempotency/nest';
-import { RuntimeSettings, type ChainContext } from '@retry-safe/app-shell';
+import { IdempotencyContextArg, IdempotentMethod, outcomeOf } from '@retry-safe/idempotency/nest';
+import type { ChainContext } from '@retry-safe/app-shell';
 import { ChargeSchema, type Charge, type PaymentCommand } from '@retry-safe/contracts';
-import { PAYMENTS_CONFIG, type PaymentsConfig } from '../config/payments-config.js';
-import { idempotencyInForce, type PaymentsSettings } from '../config/payments-settings.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ProviderClient } from '../provider/provider.client.js';
 import { chargeIdOf } from './charge-id.js';
+import { ChargeSettings, type ChargeArguments } from './charge-settings.js';
 
 /** A Charge and how it was obtained. */
 export interface PaymentResult {
@@ -38,62 +34,45 @@ function providerKeyOf(operation: string, idempotencyKey: string): string {
 /**
  * The charge use case: one provider charge per tenant and key, whatever the retries.
  *
- * Through the coordinator (`IDEMPOTENCY_ENABLED`, the default): operation `payment.charge.<tenant hex>`, the client's
+ * `charge` runs through the library's `@IdempotentMethod()`: operation `payment.charge.<tenant hex>`, the client's
  * key, a fingerprint of orderId, amount and currency (the same key with other parameters is refused), and the Charge
- * stored for `IDEMPOTENCY_TTL_MS`. The provider gets `<operation>.<key>` as its own idempotency key, so even a
- * charge whose answer was lost (the action failed, the reservation was released) is not made twice by the retry.
+ * stored for `IDEMPOTENCY_TTL_MS`; the settings in force (including the off switch) come from {@link ChargeSettings}
+ * on every call. The provider gets `<operation>.<key>` as its own idempotency key, so even a charge whose answer was
+ * lost (the action failed, the reservation was released) is not made twice by the retry.
  */
 @Injectable()
 export class PaymentsService {
   constructor(
-    @Inject(PAYMENTS_CONFIG) private readonly config: PaymentsConfig,
-    @Inject(IDEMPOTENCY_COORDINATOR) private readonly coordinator: IdempotencyCoordinator,
     private readonly provider: ProviderClient,
     private readonly metrics: MetricsService,
-    // The settings in force: start-up, or a scenario's `PUT /__config`.
-    private readonly settings: RuntimeSettings<PaymentsSettings>,
   ) {}
 
   async charge(command: PaymentCommand, idempotencyKey: string, chain: ChainContext): Promise<PaymentResult> {
-    const operation = chargeOperation(command.tenantId);
-    const settings = idempotencyInForce(this.config, this.settings.current);
-    if (!settings.enabled) {
-      // The unprotected design: every call that reaches this line charges.
-      return this.count({
-        charge: await this.execute(command, operation, idempotencyKey, chain),
-        outcome: CoordinateOutcome.Unprotected,
-      });
-    }
-    const { value, outcome } = await this.coordinator.coordinateWithOutcome(
-      {
-        operation,
-        key: idempotencyKey,
-        ttlMs: settings.ttlMs,
-        codec: chargeCodec,
-        fingerprint: fingerprintOf({
-          orderId: command.orderId,
-          amount: command.amount,
-          currency: command.currency,
-        }),
-        // Per call, so the settings in force apply (they may change on a running process, see RuntimeSettings).
-        inFlight: settings.inFlight,
-        leaseMs: settings.leaseMs,
-        renewLease: settings.renewLease,
-        onStoreUnavailable: settings.onStoreUnavailable,
-        // A waiter gives up with the chain's deadline: the caller has stopped listening by then.
-        waitTimeoutMs: Math.max(10, Math.min(settings.leaseMs, remainingMs(chain.deadline))),
-      },
-      () => this.execute(command, operation, idempotencyKey, chain),
-    );
-    return this.count({ charge: value, outcome });
+    const { value, outcome } = await outcomeOf(this.chargeOnce(command, idempotencyKey, chain));
+    this.metrics.payments.inc({ outcome });
+    return { charge: value, outcome };
   }
 
-  private async execute(
+  @IdempotentMethod<ChargeArguments, Charge>({
+    operation: (command) => chargeOperation(command.tenantId),
+    key: (_command, idempotencyKey) => idempotencyKey,
+    codec: chargeCodec,
+    fingerprint: (command) => ({
+      orderId: command.orderId,
+      amount: command.amount,
+      currency: command.currency,
+    }),
+    settingsProvider: ChargeSettings,
+  })
+  private async chargeOnce(
     command: PaymentCommand,
-    operation: string,
     idempotencyKey: string,
     chain: ChainContext,
+    @IdempotencyContextArg() context?: IdempotencyContext,
   ): Promise<Charge> {
+    // The operation the record is under (the library always hands the context; unwrapped, e.g. in a unit test of
+    // this class alone, it is derived the same way).
+    const operation = context?.operation ?? chargeOperation(command.tenantId);
     const providerCharge = await this.provider.charge(
       { amount: command.amount, currency: command.currency, reference: command.orderId },
       providerKeyOf(operation, idempotencyKey),
@@ -108,10 +87,5 @@ export class PaymentsService {
       status: 'succeeded',
       providerChargeId: providerCharge.id,
     });
-  }
-
-  private count(result: PaymentResult): PaymentResult {
-    this.metrics.payments.inc({ outcome: result.outcome });
-    return result;
   }
 }

@@ -28,8 +28,12 @@ const outcomes = new WeakMap<Promise<unknown>, Promise<CoordinatedResult<unknown
  */
 export function outcomeOf<T>(call: Promise<T>): Promise<CoordinatedResult<T>> {
   const result = outcomes.get(call);
-  if (result === undefined)
+  if (result === undefined) {
     throw new TypeError('outcomeOf: this promise is not a call of an @IdempotentMethod()');
+  }
+  // The caller takes the call's failure from the result: the value's own rejection, the same error, is handled
+  // here, or it would be reported as unhandled (and end the process).
+  call.catch(() => {});
   return result as Promise<CoordinatedResult<T>>;
 }
 

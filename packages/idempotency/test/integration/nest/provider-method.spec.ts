@@ -139,6 +139,22 @@ describe('@IdempotentMethod() on a provider, real Redis', () => {
     expect((await outcomeOf(c)).outcome).toBe('executed');
   });
 
+  it('a refused call read through outcomeOf rejects there, and nowhere else (no unhandled rejection)', async () => {
+    const unhandled: unknown[] = [];
+    const onUnhandled = (reason: unknown) => void unhandled.push(reason);
+    process.on('unhandledRejection', onUnhandled);
+    try {
+      await sender.send({ id: 'inv-reuse', amount: 1 });
+      await expect(outcomeOf(sender.send({ id: 'inv-reuse', amount: 2 }))).rejects.toMatchObject({
+        code: 'IDEMPOTENCY_KEY_REUSE',
+      });
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(unhandled).toEqual([]);
+    } finally {
+      process.off('unhandledRejection', onUnhandled);
+    }
+  });
+
   it('outcomeOf refuses a promise no @IdempotentMethod() returned', () => {
     expect(() => outcomeOf(Promise.resolve(1))).toThrow(TypeError);
   });
