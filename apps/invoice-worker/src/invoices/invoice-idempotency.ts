@@ -1,4 +1,3 @@
-import { fingerprintOf } from '@retry-safe/idempotency';
 import type { InvoiceJob } from './invoice-job.js';
 
 /** How long a sent invoice's receipt is kept: redeliveries and producer retries within a day replay it. */
@@ -10,8 +9,8 @@ export interface InvoiceIdempotency {
   readonly operation: string;
   /** `<orderId hex>.v<version>`: the invoice version, not the delivery, so every delivery maps to one record. */
   readonly key: string;
-  /** Fingerprint of the recipient: the same version to another address is refused (`IDEMPOTENCY_KEY_REUSE`). */
-  readonly fingerprint: string;
+  /** What must match for a replay: the recipient (the same version to another address is `IDEMPOTENCY_KEY_REUSE`). */
+  readonly fingerprint: { readonly email: string };
   /**
    * `<operation>.<key>`, sent as the provider's `Idempotency-Key`: if this worker dies after the provider sent but
    * before the record was saved, the next owner's send is deduplicated by the provider.
@@ -28,7 +27,7 @@ export function invoiceIdempotency(job: InvoiceJob): InvoiceIdempotency {
   return {
     operation,
     key,
-    fingerprint: fingerprintOf({ email: job.email }),
+    fingerprint: { email: job.email },
     providerKey: `${operation}.${key}`,
   };
 }

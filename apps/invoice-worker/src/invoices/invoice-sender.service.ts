@@ -1,7 +1,7 @@
-import { Inject, Injectable } from '@nestjs/common';
+import { Injectable } from '@nestjs/common';
 import { RuntimeSettings } from '@retry-safe/app-shell';
-import { CoordinateOutcome, schemaCodec, type IdempotencyCoordinator } from '@retry-safe/idempotency';
-import { IDEMPOTENCY_COORDINATOR } from '@retry-safe/idempotency/nest';
+import { schemaCodec, type CoordinateOutcome, type IdempotentCallSettings } from '@retry-safe/idempotency';
+import { IdempotentMethod, outcomeOf, type IdempotentSettingsProvider } from '@retry-safe/idempotency/nest';
 import type { WorkerSettings } from '../config/worker-settings.js';
 import { JobFaultPoint, JobFaults } from '../faults/job-faults.js';
 import { MailProviderClient } from '../mail/mail-provider.client.js';
@@ -18,6 +18,19 @@ export interface SendResult {
 const codec = schemaCodec(InvoiceReceiptSchema);
 
 /**
+ * The off switch of the sends, asked by the library on every send: `IDEMPOTENCY_ENABLED` in force (start-up, or a
+ * scenario's `PUT /__config`); off, every delivery sends (the unprotected design, kept for scenarios).
+ */
+@Injectable()
+export class InvoiceSendSettings implements IdempotentSettingsProvider<[InvoiceJob, string]> {
+  constructor(private readonly settings: RuntimeSettings<WorkerSettings>) {}
+
+  idempotencySettings(): IdempotentCallSettings {
+    return { enabled: this.settings.current.enabled };
+  }
+}
+
+/**
  * Sends an invoice version at most once per recipient, whatever the number of deliveries.
  *
  * The coordinator runs in `raise` mode here (set on the module): a worker must not block a slot waiting for
@@ -27,11 +40,8 @@ const codec = schemaCodec(InvoiceReceiptSchema);
 @Injectable()
 export class InvoiceSender {
   constructor(
-    @Inject(IDEMPOTENCY_COORDINATOR) private readonly coordinator: IdempotencyCoordinator,
     private readonly mail: MailProviderClient,
     private readonly faults: JobFaults,
-    // `IDEMPOTENCY_ENABLED` in force: start-up, or a scenario's `PUT /__config`.
-    private readonly settings: RuntimeSettings<WorkerSettings>,
   ) {}
 
   /**
@@ -39,35 +49,30 @@ export class InvoiceSender {
    * @throws the coordinator's `IDEMPOTENCY_*` errors and the mail client's errors, unchanged.
    */
   async send(job: InvoiceJob, jobId: string): Promise<SendResult> {
-    const identity = invoiceIdempotency(job);
-    const action = async (): Promise<InvoiceReceipt> => {
-      const receipt = await this.mail.send(
-        {
-          to: job.email,
-          subject: `Invoice for order ${job.orderId} (version ${job.invoiceVersion})`,
-          body: `Please find your invoice for order ${job.orderId}, version ${job.invoiceVersion}.`,
-        },
-        { idempotencyKey: identity.providerKey, requestId: job.deliveryId },
-      );
-      // Inside the action: the provider sent, the record is not saved yet (the lease still holds the key).
-      await this.faults.trip(JobFaultPoint.AfterSend, { jobId, deliveryId: job.deliveryId });
-      return receipt;
-    };
-
-    if (!this.settings.current.enabled) {
-      // The unprotected design, kept for scenarios: every delivery sends.
-      return { receipt: await action(), outcome: CoordinateOutcome.Unprotected };
-    }
-    const { value, outcome } = await this.coordinator.coordinateWithOutcome(
-      {
-        operation: identity.operation,
-        key: identity.key,
-        ttlMs: INVOICE_RESULT_TTL_MS,
-        codec,
-        fingerprint: identity.fingerprint,
-      },
-      action,
-    );
+    const { value, outcome } = await outcomeOf(this.sendOnce(job, jobId));
     return { receipt: value, outcome };
+  }
+
+  // The record: `mail.invoice.<tenant>` and `<order>.v<version>` (never the delivery), the recipient compared.
+  @IdempotentMethod<[InvoiceJob, string], InvoiceReceipt>({
+    operation: (job) => invoiceIdempotency(job).operation,
+    key: (job) => invoiceIdempotency(job).key,
+    fingerprint: (job) => invoiceIdempotency(job).fingerprint,
+    ttl: INVOICE_RESULT_TTL_MS,
+    codec,
+    settingsProvider: InvoiceSendSettings,
+  })
+  private async sendOnce(job: InvoiceJob, jobId: string): Promise<InvoiceReceipt> {
+    const receipt = await this.mail.send(
+      {
+        to: job.email,
+        subject: `Invoice for order ${job.orderId} (version ${job.invoiceVersion})`,
+        body: `Please find your invoice for order ${job.orderId}, version ${job.invoiceVersion}.`,
+      },
+      { idempotencyKey: invoiceIdempotency(job).providerKey, requestId: job.deliveryId },
+    );
+    // Inside the action: the provider sent, the record is not saved yet (the lease still holds the key).
+    await this.faults.trip(JobFaultPoint.AfterSend, { jobId, deliveryId: job.deliveryId });
+    return receipt;
   }
 }

@@ -22,7 +22,7 @@ import { MailModule } from '../mail/mail.module.js';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { JobRetries } from '../retries/job-retries.service.js';
 import { INVOICES_QUEUE } from './invoice-job.js';
-import { InvoiceSender } from './invoice-sender.service.js';
+import { InvoiceSendSettings, InvoiceSender } from './invoice-sender.service.js';
 import { InvoicesProcessor, WORKER_SHUTDOWN, type WorkerShutdown } from './invoices.processor.js';
 import { QueueDepth } from './queue-depth.js';
 
@@ -69,6 +69,7 @@ export class InvoicesModule implements OnApplicationShutdown {
       ],
       providers: [
         InvoiceSender,
+        InvoiceSendSettings,
         JobRetries,
         DeadLetterDepth,
         QueueDepth,
