@@ -1,42 +1,22 @@
 import { randomUUID } from 'node:crypto';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
 import type pg from 'pg';
-import { waitFor, withTransaction } from '@retry-safe/testing';
+import { withTransaction } from '@retry-safe/testing';
 import {
-  IdempotencyChannel,
   IdempotencyErrorCode,
   idempotencyKeyHash,
   type CoordinateRequest,
   type IdempotencyCoordinator,
   type TransactionRunner,
 } from '../../src/index.js';
+import { recordChannels } from './channel-recorder.js';
 import { postgresWorld, suitePostgres } from './postgres-support.js';
 import type { Charge, StoreWorld } from './support.js';
 
 // The transactional forms publish on the same channels, with `transactional: true`, on a real PostgreSQL.
 const suite = suitePostgres();
 
-const published: [string, Record<string, unknown>][] = [];
-const listeners = Object.values(IdempotencyChannel).map((name) => {
-  const listener = (message: unknown) =>
-    published.push([name.replace('retry-safe:idempotency:', ''), message as Record<string, unknown>]);
-  return [name, listener] as const;
-});
-
-/** Resolves once `count` messages were published (waitFor retries until its probe stops throwing). */
-const messagesPublished = (what: string, count: number) =>
-  waitFor(what, async () => {
-    if (published.length < count) throw new Error(`${published.length} messages so far`);
-  });
-
-/** The messages so far without `durationMs` (checked to be a number >= 0). */
-function messages(): [string, Record<string, unknown>][] {
-  return published.map(([name, { durationMs, ...rest }]) => {
-    expect(durationMs as number).toBeGreaterThanOrEqual(0);
-    return [name, rest];
-  });
-}
+const { published, clear, messagesPublished, messages } = recordChannels();
 
 const charge = (n: number): Charge => ({ id: `ch_${n}`, amount: 1000, currency: 'EUR' });
 
@@ -48,19 +28,13 @@ describe('diagnostics channels of the transactional forms (PostgreSQL)', () => {
   let base: { operation: string; keyHash: string; transactional: boolean };
   const runner: TransactionRunner<pg.PoolClient> = (work) => withTransaction(suite.pool, work);
 
-  beforeAll(() => {
-    for (const [name, listener] of listeners) subscribe(name, listener);
-  });
-  afterAll(() => {
-    for (const [name, listener] of listeners) unsubscribe(name, listener);
-  });
   beforeEach(async () => {
     w = await postgresWorld(suite.pool);
     coordinator = w.coordinator({ inFlight: 'raise' });
     key = `raw-key-${randomUUID()}`;
     request = w.request(key);
     base = { operation: request.operation, keyHash: idempotencyKeyHash(key), transactional: true };
-    published.length = 0;
+    clear();
   });
   afterEach(async () => {
     expect(JSON.stringify(published)).not.toContain(key);

@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
-import { sleep, waitFor } from '@retry-safe/testing';
+import { afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { sleep } from '@retry-safe/testing';
 import {
   IdempotencyChannel,
   IdempotencyCoordinator,
@@ -13,32 +12,12 @@ import {
   type CoordinatorOptions,
   type IdempotencyStore,
 } from '../../src/index.js';
+import { recordChannels } from './channel-recorder.js';
 import { MemoryIdempotencyStore } from '../../src/memory/index.js';
 
 const OPERATION = 'channels.charge';
 
-/** Every message of every channel, in order, as `[short channel name, message]`. */
-const published: [string, Record<string, unknown>][] = [];
-const listeners = Object.values(IdempotencyChannel).map((name) => {
-  const listener = (message: unknown) =>
-    published.push([name.replace('retry-safe:idempotency:', ''), message as Record<string, unknown>]);
-  return [name, listener] as const;
-});
-
-/** Resolves once `count` messages were published (waitFor retries until its probe stops throwing). */
-const messagesPublished = (what: string, count: number) =>
-  waitFor(what, async () => {
-    if (published.length < count) throw new Error(`${published.length} messages so far`);
-  });
-
-/** The messages so far, with `durationMs` checked (a number >= 0) and left out, so the rest compares exactly. */
-function messages(): [string, Record<string, unknown>][] {
-  return published.map(([name, { durationMs, ...rest }]) => {
-    expect(typeof durationMs).toBe('number');
-    expect(durationMs as number).toBeGreaterThanOrEqual(0);
-    return [name, rest];
-  });
-}
+const { published, clear, messagesPublished, messages } = recordChannels();
 
 /** A store that behaves like `inner` except for the methods given. */
 function storeWith(inner: MemoryIdempotencyStore, overrides: Partial<IdempotencyStore>): IdempotencyStore {
@@ -61,17 +40,11 @@ describe('diagnostics channels (memory store)', () => {
   let key: string;
   let base: { operation: string; keyHash: string; transactional: boolean };
 
-  beforeAll(() => {
-    for (const [name, listener] of listeners) subscribe(name, listener);
-  });
-  afterAll(() => {
-    for (const [name, listener] of listeners) unsubscribe(name, listener);
-  });
   beforeEach(() => {
     store = new MemoryIdempotencyStore();
     key = `raw-key-${randomUUID()}`;
     base = { operation: OPERATION, keyHash: idempotencyKeyHash(key), transactional: false };
-    published.length = 0;
+    clear();
   });
   afterEach(async () => {
     // No message of any test carries the raw key, in any field.
