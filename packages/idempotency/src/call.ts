@@ -59,6 +59,7 @@ export function prepareCall<T>(request: CoordinateRequest<T>, defaults: Settings
   assertIntegerIn('ttlMs', request.ttlMs, limits.ttlMs.min, limits.ttlMs.max);
   // Per-call overrides get the constructor's checks: a NaN wait timeout would otherwise claim in a busy loop.
   assertValidSettings(request);
+  if (request.enabled !== undefined) assertOneOf('enabled', request.enabled, [true, false]);
   if (request.fingerprint !== undefined && typeof request.fingerprint !== 'string') {
     throw new InvalidIdempotencyOptionsError('fingerprint must be a string', request);
   }

@@ -38,7 +38,7 @@ import { runAsOwner, unencodableError, type IdempotentAction } from './owner-run
 import { activeSpan } from './otel.js';
 import type { IdempotencyTracer } from './tracer.js';
 import { spanEvent, traceCoordinate } from './tracing.js';
-import { runUnprotected, storeUnavailable } from './unprotected-run.js';
+import { runDisabled, runUnprotected, storeUnavailable, unprotectedContext } from './unprotected-run.js';
 import { InFlightWait } from './waiting.js';
 
 export type { IdempotentAction } from './owner-run.js';
@@ -93,7 +93,8 @@ export class IdempotencyCoordinator {
 
   /**
    * Runs `action` once for `request.operation` + `request.key` and returns its result; repeats get the stored
-   * result. See {@link coordinateWithOutcome} to learn whether the value was replayed.
+   * result. See {@link coordinateWithOutcome} to learn whether the value was replayed. With `request.enabled`
+   * false the action runs at once, unprotected, and the store is not touched.
    *
    * @throws InvalidIdempotencyKeyError before touching the store, for a bad key or operation.
    * @throws InvalidIdempotencyOptionsError before touching the store, for a bad TTL or per-call option.
@@ -111,11 +112,18 @@ export class IdempotencyCoordinator {
     return (await this.coordinateWithOutcome(request, action)).value;
   }
 
-  /** Like {@link coordinate}, and tells how the value was obtained (executed, replayed, unprotected). */
+  /**
+   * Like {@link coordinate}, and tells how the value was obtained (executed, replayed, unprotected: a run without
+   * a reservation, e.g. `enabled: false`, fail-open, or a `run`-mode duplicate).
+   */
   coordinateWithOutcome<T>(
     request: CoordinateRequest<T>,
     action: IdempotentAction<T>,
   ): Promise<CoordinatedResult<T>> {
+    // `?.`: a missing request still rejects (in prepareCall) rather than throwing before a promise exists.
+    if (request?.enabled === false) {
+      return runDisabled(request, this.settings, () => action(unprotectedContext()));
+    }
     if (this.tracer === undefined) return this.claimAndSettle(request, action);
     return traceCoordinate(this.tracer, request, false, action, (traced) =>
       this.claimAndSettle(request, traced),
@@ -182,14 +190,21 @@ export class IdempotencyCoordinator {
     return (await this.coordinateInTransactionWithOutcome(transaction, request, action)).value;
   }
 
-  /** Like {@link coordinateInTransaction}, and tells whether the value was executed or replayed. */
+  /**
+   * Like {@link coordinateInTransaction}, and tells whether the value was executed or replayed (or `unprotected`
+   * for `enabled: false`: the action ran on `transaction` without a record).
+   */
   async coordinateInTransactionWithOutcome<T, Tx extends SqlTransaction>(
     transaction: Tx,
     request: CoordinateRequest<T>,
     action: TransactionalAction<T, Tx>,
   ): Promise<CoordinatedResult<T>> {
-    return this.transactional('coordinateInTransaction', request, action, (store, call, act, hooks) =>
-      coordinateInTransaction(store, call, transaction, act, hooks),
+    return this.transactional(
+      'coordinateInTransaction',
+      request,
+      action,
+      (store, call, act, hooks) => coordinateInTransaction(store, call, transaction, act, hooks),
+      () => action(unprotectedContext({ transaction })),
     );
   }
 
@@ -200,32 +215,40 @@ export class IdempotencyCoordinator {
    * record (replay, reuse, takeover), or one a concurrent transaction commits first, rolls that transaction back
    * and goes through the claim in a second one. The action may therefore run once more after being rolled back:
    * it must write only through the transaction it is given; its context has no fencing token (0) on the first run.
-   * Needs a store whose transactions support it (the Postgres store); the same errors as the claim path.
+   * Needs a store whose transactions support it (the Postgres store); the same errors as the claim path. With
+   * `enabled: false` the action runs once, in one transaction of `runInTransaction`, without a record.
    */
   async coordinateOptimisticallyWithOutcome<T, Tx extends SqlTransaction>(
     runInTransaction: TransactionRunner<Tx>,
     request: CoordinateRequest<T>,
     action: TransactionalAction<T, Tx>,
   ): Promise<CoordinatedResult<T>> {
-    return this.transactional('coordinateOptimistically', request, action, (store, call, act, hooks) =>
-      coordinateOptimistically(store, call, runInTransaction, act, hooks),
+    return this.transactional(
+      'coordinateOptimistically',
+      request,
+      action,
+      (store, call, act, hooks) => coordinateOptimistically(store, call, runInTransaction, act, hooks),
+      () => runInTransaction((transaction) => action(unprotectedContext({ transaction }))),
     );
   }
 
   /**
    * What both transactional forms share: a store that keeps records in transactions (else
-   * `InvalidIdempotencyOptionsError`, naming `method`), the prepared call, the coordinator's hooks, the span.
+   * `InvalidIdempotencyOptionsError`, naming `method`, even for a disabled call: switching it on must not break
+   * it), the prepared call, the coordinator's hooks, the span; `disabled` runs the action for `enabled: false`.
    */
   private transactional<T, Tx extends SqlTransaction>(
     method: string,
     request: CoordinateRequest<T>,
     action: TransactionalAction<T, Tx>,
     flow: TransactionalFlow<T, Tx>,
+    disabled: () => Promise<T>,
   ): Promise<CoordinatedResult<T>> {
     const store = this.store;
     if (!isTransactionalStore(store)) {
       throw new InvalidIdempotencyOptionsError(`${method} needs a store that supports transactions`);
     }
+    if (request.enabled === false) return runDisabled(request, this.settings, disabled);
     const run = (act: TransactionalAction<T, Tx>): Promise<CoordinatedResult<T>> => {
       const call = prepareCall(request, this.settings);
       return flow(store, call, act, {

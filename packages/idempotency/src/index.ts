@@ -30,3 +30,12 @@ export * from './store.js';
 export * from './key-header.js';
 export { IdempotencySpanAttribute, IdempotencyTraceOutcome, idempotencyKeyHash } from './tracing.js';
 export type { IdempotencySpan, IdempotencySpanAttributes, IdempotencyTracer } from './tracer.js';
+export {
+  makeIdempotent,
+  makeIdempotentInTransaction,
+  makeIdempotentWithOutcome,
+  type IdempotencyContext,
+  type IdempotentCallSettings,
+  type IdempotentFunctionOptions,
+  type TransactionalIdempotentFunctionOptions,
+} from './idempotent-function.js';

@@ -31,7 +31,8 @@ export const IDEMPOTENCY_LIMITS = {
 } as const;
 
 /**
- * Defaults of {@link CoordinatorOptions}, in one place (the TSDoc `@default`s and apps' env defaults quote these).
+ * Defaults of {@link CoordinatorOptions} and of `makeIdempotent`'s `ttl`, in one place (the TSDoc `@default`s and
+ * apps' env defaults quote these).
  * `waitTimeoutMs` defaults to the lease in force, so it has no number here.
  */
 export const IDEMPOTENCY_DEFAULTS = {
@@ -39,6 +40,8 @@ export const IDEMPOTENCY_DEFAULTS = {
   leaseMs: 30_000,
   renewLease: true,
   onStoreUnavailable: StoreUnavailablePolicy.FailClosed,
+  /** Lifetime of a stored result where a form has a default (`makeIdempotent`'s `ttl`): 24 hours. */
+  ttlMs: DAY_MS,
 } as const;
 
 /**

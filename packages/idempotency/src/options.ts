@@ -118,6 +118,28 @@ export interface CoordinatorOptions {
 
 /** One idempotent call. */
 export interface CoordinateRequest<T> {
+  /**
+   * The call's off switch. `false`: the action runs at once, unprotected, and nothing touches the store (no
+   * claim, no record, no lease): its context says `protected: false` with fencing token 0 and a signal that never
+   * aborts, and `...WithOutcome` reports `unprotected`. The request is still validated (key, operation, TTL,
+   * per-call options), so a call that would be refused when switched on is refused when off too. A disabled call
+   * is not coordinated, so it is not observed either: no `onEvent` event, no span, no diagnostics-channel message
+   * (not even `stored`: nothing is stored). The transactional forms hand the action the caller's transaction all
+   * the same (`coordinateOptimisticallyWithOutcome` runs it in one transaction of its runner), and still need a
+   * store that supports them.
+   *
+   * This is the switch for a feature flag or a per-tenant setting, so no caller writes an "if idempotency is
+   * off" branch around the coordinator.
+   *
+   * @default true
+   * @throws InvalidIdempotencyOptionsError (the call's promise rejects) when it is not a boolean.
+   * @example
+   * ```ts
+   * await coordinator.coordinateWithOutcome({ ...request, enabled: flags.idempotency }, charge);
+   * // { value, outcome: 'unprotected', fencingToken: 0 } when the flag is off
+   * ```
+   */
+  readonly enabled?: boolean;
   /** Scope of the key, e.g. `payment.charge.<tenant>`: 1-100 characters, no `:` or control characters. */
   readonly operation: string;
   /** The client's idempotency key: 1-255 characters, not blank, no `:` or control characters. */
@@ -154,10 +176,10 @@ export interface ActionContext {
   readonly signal: AbortSignal;
   /**
    * Grows with every owner of this operation and key; pass it to downstream writes so they can reject a stale
-   * owner. 0 for an unprotected run (fail-open, run-mode duplicate).
+   * owner. 0 for an unprotected run (fail-open, run-mode duplicate, `enabled: false`).
    */
   readonly fencingToken: number;
-  /** False when the action runs without a reservation (fail-open, run-mode duplicate). */
+  /** False when the action runs without a reservation (fail-open, run-mode duplicate, `enabled: false`). */
   readonly protected: boolean;
 }
 
@@ -167,7 +189,7 @@ export const CoordinateOutcome = {
   Executed: 'executed',
   /** A stored result (possibly after waiting). */
   Replayed: 'replayed',
-  /** The action ran without a reservation (fail-open, run-mode duplicate). */
+  /** The action ran without a reservation (fail-open, run-mode duplicate, `enabled: false`). */
   Unprotected: 'unprotected',
 } as const;
 

@@ -1,4 +1,4 @@
-import type { Call } from './call.js';
+import { prepareCall, type Call, type Settings } from './call.js';
 import { publishStored, publishStoreUnavailable, StorePhase } from './channels.js';
 import { IdempotencyErrorCode, IdempotencyStoreUnavailableError, isIdempotencyError } from './errors.js';
 import type { IdempotentAction } from './owner-run.js';
@@ -6,7 +6,9 @@ import {
   CoordinateOutcome,
   IdempotencyEventType,
   StoreUnavailablePolicy,
+  type ActionContext,
   type CoordinatedResult,
+  type CoordinateRequest,
   type IdempotencyEvent,
 } from './options.js';
 import type { IdempotencyStore } from './store.js';
@@ -71,4 +73,35 @@ export async function storeUnavailable<T>(
   }
   if (isIdempotencyError(error) && error.code === IdempotencyErrorCode.StoreUnavailable) throw error;
   throw new IdempotencyStoreUnavailableError('Idempotency store unavailable', { ...call, cause: error });
+}
+
+/**
+ * The context of an action run with `enabled: false`, plus `extra` (the transactional forms' `transaction`):
+ * unprotected, fencing token 0, and a signal that never aborts. The signal is made only if the action reads it,
+ * one per call, so listeners an action adds to it go with the call instead of piling up on a shared one.
+ */
+export function unprotectedContext<X extends object = Record<never, never>>(extra?: X): ActionContext & X {
+  let signal: AbortSignal | undefined;
+  return {
+    ...(extra as X),
+    get signal() {
+      return (signal ??= new AbortController().signal);
+    },
+    fencingToken: 0,
+    protected: false,
+  };
+}
+
+/**
+ * A call with `enabled: false`: validated like any other (`prepareCall`, nothing written), then `run` (the action
+ * with an {@link unprotectedContext}) at once. The store is not touched; nothing is emitted or published: a call
+ * the caller switched off is not coordinated, so it is not observed either.
+ */
+export async function runDisabled<T>(
+  request: CoordinateRequest<T>,
+  defaults: Settings,
+  run: () => Promise<T>,
+): Promise<CoordinatedResult<T>> {
+  prepareCall(request, defaults);
+  return { value: await run(), outcome: CoordinateOutcome.Unprotected, fencingToken: 0 };
 }

@@ -1,5 +1,6 @@
 import { describeCoordinatorBehaviour } from './coordinator.behaviour.js';
 import { describeCoordinatorHardening } from './coordinator-hardening.behaviour.js';
+import { describeIdempotentFunction } from './idempotent-function.behaviour.js';
 import { storeWorld, type BehaviourBackend } from './support.js';
 import { MemoryIdempotencyStore } from '../../src/memory/index.js';
 
@@ -36,3 +37,4 @@ function memoryBackend(): BehaviourBackend {
 const backend = memoryBackend();
 describeCoordinatorBehaviour('the in-memory store', backend);
 describeCoordinatorHardening('the in-memory store', backend);
+describeIdempotentFunction('the in-memory store', backend);

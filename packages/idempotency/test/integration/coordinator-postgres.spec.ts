@@ -1,5 +1,6 @@
 import { describeCoordinatorBehaviour } from './coordinator.behaviour.js';
 import { describeCoordinatorHardening } from './coordinator-hardening.behaviour.js';
+import { describeIdempotentFunction } from './idempotent-function.behaviour.js';
 import { postgresBackend, suitePostgres } from './postgres-support.js';
 
 // The same suites on PostgreSQL: the SQL functions keep the Redis scripts' contract, state for state.
@@ -8,3 +9,4 @@ const backend = postgresBackend(() => suite.pool);
 
 describeCoordinatorBehaviour('PostgreSQL', backend);
 describeCoordinatorHardening('PostgreSQL', backend);
+describeIdempotentFunction('PostgreSQL', backend);
