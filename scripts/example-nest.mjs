@@ -1,17 +1,22 @@
 #!/usr/bin/env node
 // `pnpm test:example [entry ...]`: installs the example apps the way a user would, from the packed tarball of
 // @retry-safe/idempotency with a plain `npm install` (no flags: a peer range that refuses the installed Nest,
-// ioredis or pg fails here, as it would for the user), and runs each app's own node:test suite over real HTTP.
+// ioredis or pg fails here, as it would for the user), and runs each app's own node:test suite over real HTTP or
+// real brokers.
 //
 // The matrix: examples/nest-charges (ESM, Nest 12, ioredis 6, pg 8) on each platform with each store, chosen by its
-// PLATFORM and STORE, and examples/nest-commonjs (a Nest 11 app as `nest new` makes it: CommonJS, so it loads the
-// library through require(); Express, ioredis 5). Each app is copied to a temp dir, installed and compiled once;
-// its entries then run side by side, as do the installs (npm spends most of its time waiting for the registry).
-// The tarball's manifest is checked first (scripts/lint/packed-manifest.mjs). Everything is removed at the end.
+// PLATFORM and STORE; examples/nest-commonjs (a Nest 11 app as `nest new` makes it: CommonJS, so it loads the
+// library through require(); Express, ioredis 5); examples/nest-microservices (message and event handlers on
+// NATS and on RabbitMQ, chosen by its TRANSPORT); examples/nest-graphql (mutations on Apollo Server, Express).
+// Each app is copied to a temp dir, installed and compiled once; its entries then run side by side, as do the
+// installs (npm spends most of its time waiting for the registry). The tarball's manifest is checked first
+// (scripts/lint/packed-manifest.mjs). Everything is removed at the end.
 //
 // Stores: Redis from the tests' own `startRedis` (REDIS_URL if set, else a container or a private `redis-server`);
 // PostgreSQL from `startPostgres`, a fresh database per entry, dropped at the end, on DATABASE_URL's server if
-// set, else on the local server at 127.0.0.1:5432 if one answers, else on a private cluster.
+// set, else on the local server at 127.0.0.1:5432 if one answers, else on a private cluster. Brokers: NATS_URL
+// and AMQP_URL, else the local ones (`scripts/setup.sh test` starts them); an entry whose broker does not answer
+// fails before its tests, naming it. Each suite keeps to its own subjects, queues and Redis prefix.
 import { spawn } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { connect } from 'node:net';
@@ -26,11 +31,18 @@ import { packedManifestProblems } from './lint/packed-manifest.mjs';
 const root = fileURLToPath(new URL('..', import.meta.url));
 const library = join(root, 'packages/idempotency');
 const LOCAL_POSTGRES = 'postgres://postgres@127.0.0.1:5432/postgres';
+/** The brokers' URLs the microservice entries are given (the app's own defaults are these local ones too). */
+const NATS_URL = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+const AMQP_URL = process.env.AMQP_URL ?? 'amqp://guest:guest@127.0.0.1:5672';
 
 /** The apps, and what each entry's versions line names. */
 const APPS = {
   'nest-charges': { versions: ['@nestjs/core'] },
   'nest-commonjs': { versions: ['@nestjs/core', 'ioredis'] },
+  'nest-microservices': { versions: ['@nestjs/core', '@nestjs/microservices', 'ioredis'] },
+  'nest-graphql': {
+    versions: ['@nestjs/core', '@nestjs/graphql', '@nestjs/apollo', '@apollo/server', 'graphql', 'ioredis'],
+  },
 };
 const MATRIX = [
   ...['express', 'fastify'].flatMap((platform) =>
@@ -43,6 +55,23 @@ const MATRIX = [
     })),
   ),
   { name: 'nest11-commonjs', app: 'nest-commonjs', store: 'redis', env: {}, versions: [] },
+  {
+    name: 'nest12-nats',
+    app: 'nest-microservices',
+    store: 'redis',
+    broker: { name: 'NATS', url: NATS_URL },
+    env: { TRANSPORT: 'nats', NATS_URL },
+    versions: ['@nats-io/transport-node'],
+  },
+  {
+    name: 'nest12-rabbitmq',
+    app: 'nest-microservices',
+    store: 'redis',
+    broker: { name: 'RabbitMQ', url: AMQP_URL },
+    env: { TRANSPORT: 'rabbitmq', AMQP_URL },
+    versions: ['amqplib', 'amqp-connection-manager'],
+  },
+  { name: 'nest12-graphql', app: 'nest-graphql', store: 'redis', env: {}, versions: [] },
 ];
 
 const started = performance.now();
@@ -130,17 +159,17 @@ async function installApp(work, tarball, app) {
 }
 
 /**
- * Whether a server accepts connections on 127.0.0.1:5432: a developer's local PostgreSQL, whose `postgres` user
- * is taken to have trust auth (a refusal fails the PostgreSQL entries with its message).
+ * Whether a server accepts connections on `host:port`: a developer's local PostgreSQL (whose `postgres` user is
+ * taken to have trust auth: a refusal fails the PostgreSQL entries with its message), or a broker.
  */
-function localPostgresAnswers() {
+function answers(host, port) {
   return new Promise((resolve) => {
-    const socket = connect({ host: '127.0.0.1', port: 5432 });
+    const socket = connect({ host, port });
     const timer = setTimeout(() => setImmediate(() => done(false)), 1000);
-    const done = (answers) => {
+    const done = (answered) => {
       clearTimeout(timer);
       socket.destroy();
-      resolve(answers);
+      resolve(answered);
     };
     socket.once('connect', () => done(true));
     socket.once('error', () => done(false));
@@ -155,11 +184,24 @@ function failures(output) {
   return at >= 0 ? output.slice(at) : output.split('\n').slice(-60).join('\n');
 }
 
+/**
+ * Resolves once the entry's broker (if it has one) accepts connections; rejects naming it otherwise, so the entry
+ * fails before its tests instead of each test timing out on its own.
+ */
+async function brokerUp({ broker }) {
+  if (broker === undefined) return;
+  const { hostname, port, protocol } = new URL(broker.url);
+  const defaultPort = { 'nats:': 4222, 'amqp:': 5672, 'amqps:': 5671 }[protocol];
+  if (!(await answers(hostname, Number(port || defaultPort)))) {
+    throw new Error(`${broker.name} does not answer at ${broker.url} (scripts/setup.sh test starts it)`);
+  }
+}
+
 /** Runs one entry's tests in its app's installed dir, with its store. */
 async function runEntry(entry, appDir, storeEnv) {
-  // Both awaited at once: a store that fails while the app still installs is this entry's failure, not an
+  // Awaited at once: a store or a broker that fails while the app still installs is this entry's failure, not an
   // unhandled rejection.
-  const [dir, store] = await Promise.all([appDir, storeEnv]);
+  const [dir, store] = await Promise.all([appDir, storeEnv, brokerUp(entry)]);
   const env = { ...npmEnv, ...entry.env, ...store };
   const versions = [...APPS[entry.app].versions, ...entry.versions]
     .map((name) => `${name} ${installedVersion(dir, name)}`)
@@ -211,7 +253,7 @@ try {
 
   if (process.env.DATABASE_URL === undefined && matrix.some((e) => e.store === 'postgres')) {
     // startPostgres makes a fresh database on DATABASE_URL's server (and drops it on close).
-    if (await localPostgresAnswers()) process.env.DATABASE_URL = LOCAL_POSTGRES;
+    if (await answers('127.0.0.1', 5432)) process.env.DATABASE_URL = LOCAL_POSTGRES;
   }
   // Everything below side by side: the installs, the stores, then each entry as soon as its app and store are up.
   // No await until every promise has its handler (runEntry's Promise.all), so no failure goes unhandled.
@@ -233,7 +275,7 @@ try {
   for (const [i, result] of results.entries()) {
     const { name } = matrix[i];
     if (result.status === 'rejected') {
-      // The app's install or compilation, or its store, failed: its entry never ran.
+      // The app's install or compilation, its store or its broker failed: its entry never ran.
       failed += 1;
       console.error(`example-nest: ${name}: FAILED before its tests: ${failures(result.reason.message)}`);
       continue;
