@@ -30,6 +30,11 @@ export interface IdempotencyExchange {
   statusOfError(error: unknown): number;
   /** A thrown error that `storeIf` made final, as it is stored. */
   storedError(error: unknown, status: number, route: IdempotentRoute): StoredResponse;
+  /**
+   * Called once the coordinator is done with the call (the record stored, given back, or replayed): what the
+   * handler held back until then goes out (a RabbitMQ ack).
+   */
+  settle?(): void;
   /** Replays a stored answer: what the context sends again (HTTP: status, headers and the replay marker too). */
   replay(stored: StoredResponse): unknown;
 }

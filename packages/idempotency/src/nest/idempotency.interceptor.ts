@@ -89,7 +89,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       codec: this.codec,
       fingerprint: fingerprintOf(fingerprint as FingerprintValue),
       ...(route.inFlight === undefined ? {} : { inFlight: route.inFlight }),
-    });
+    }).finally(() => exchange.settle?.());
     if (settled.kind === 'threw') throw settled.error;
     return of(settled.kind === 'answered' ? settled.body : exchange.replay(settled.stored));
   }

@@ -70,6 +70,10 @@ export class RpcExchange implements IdempotencyExchange {
     };
   }
 
+  settle(): void {
+    this.delivery?.settle();
+  }
+
   replay(stored: StoredResponse, _route?: IdempotentRoute): unknown {
     // The handler does not run for a replay, so nothing else acknowledges this delivery: on a consumer with
     // `noAck: false` it would stay unacknowledged (holding a prefetch slot) until its channel closed, and then come
@@ -115,11 +119,17 @@ const deliveries = new WeakMap<object, RmqDelivery>();
 
 /**
  * One RabbitMQ delivery: the handler gets its channel through a view that notes when the handler acknowledges this
- * message (by itself, with `allUpTo`, or with `ackAll`), so the record can say so; {@link acknowledge} acks it on
- * the real channel.
+ * message (by itself, with `allUpTo`, or with `ackAll`), so the record can say so, and holds that ack back until
+ * the interceptor {@link settle}s the delivery: after the record is stored (or given back). An ack never goes out
+ * before the record that says the work is done, so a connection lost between the two cannot make the broker
+ * forget a message whose record was never written; and an ack that fails on a closed channel (the connection
+ * dropped after the handler's work) is no error of the handler's: its record is kept, and the broker's redelivery
+ * is replayed and acknowledged then.
  */
 class RmqDelivery {
   acknowledged = false;
+  /** The ack the handler asked for, sent when the delivery is settled. */
+  private heldAck: (() => unknown) | undefined;
 
   private constructor(
     private readonly message: AmqpMessage,
@@ -139,8 +149,16 @@ class RmqDelivery {
     return delivery;
   }
 
+  /** Acknowledges a replayed delivery (its handler did not run). */
   acknowledge(): void {
-    this.channel.ack(this.message);
+    sendAck(() => this.channel.ack(this.message));
+  }
+
+  /** Sends the ack the handler asked for, if it did: the record is stored (or given back) by now. */
+  settle(): void {
+    const ack = this.heldAck;
+    this.heldAck = undefined;
+    if (ack !== undefined) sendAck(ack);
   }
 
   private watchedChannel(): AmqpChannel {
@@ -150,24 +168,33 @@ class RmqDelivery {
         const value: unknown = Reflect.get(target, name, target);
         if (name === 'ack') {
           return (message: AmqpMessage, allUpTo?: boolean) => {
-            if (
+            const covers =
               message === this.message ||
-              (allUpTo === true && (message.fields?.deliveryTag ?? 0) >= (tag ?? 0))
-            ) {
-              this.acknowledged = true;
-            }
-            return target.ack(message, allUpTo);
+              (allUpTo === true && (message.fields?.deliveryTag ?? 0) >= (tag ?? 0));
+            if (!covers) return target.ack(message, allUpTo);
+            this.acknowledged = true;
+            this.heldAck = () => target.ack(message, allUpTo);
           };
         }
         if (name === 'ackAll') {
           return () => {
             this.acknowledged = true;
-            return target.ackAll?.();
+            this.heldAck = () => target.ackAll?.();
           };
         }
         return typeof value === 'function' ? value.bind(target) : value;
       },
     });
+  }
+}
+
+// An ack on a channel that closed meanwhile throws: the broker requeues the message and redelivers it, and that
+// delivery is replayed and acknowledged. Nothing is lost by not sending it now.
+function sendAck(ack: () => unknown): void {
+  try {
+    ack();
+  } catch {
+    /* the channel is closed: the redelivery settles it */
   }
 }
 

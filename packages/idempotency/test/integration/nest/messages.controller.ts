@@ -39,6 +39,8 @@ export class MessageEffects {
   hold: Promise<void> | undefined;
   /** RabbitMQ with `noAck: false`: each handler acknowledges its message once its work is done. */
   manualAck = false;
+  /** The channel of the last RabbitMQ delivery a handler got, to see it close. */
+  channel: { once(event: 'close', listener: () => void): unknown } | undefined;
 }
 
 /** One delivery that reached a handler's interceptors: its pattern, whether the broker redelivered it, its end. */
@@ -126,6 +128,7 @@ export class ChargeMessagesController {
   @Idempotent({ operation: 'rpc.charge-created', keyFrom: { payload: 'meta.eventId' }, inFlight: 'raise' })
   async chargeCreated(@Payload() _data: ChargeMessage, @Ctx() ctx: unknown) {
     this.effects.events += 1;
+    if (ctx instanceof RmqContext) this.effects.channel = ctx.getChannelRef() as MessageEffects['channel'];
     await this.effects.hold;
     acknowledge(this.effects, ctx);
   }

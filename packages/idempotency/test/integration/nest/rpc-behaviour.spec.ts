@@ -316,6 +316,41 @@ describe('@Idempotent() on RabbitMQ with manual acknowledgement (noAck: false)',
     expect(await readyMessages(setup.queue!)).toBe(0);
   });
 
+  it('the connection drops after the handler ran and before its ack: the ack waits for the record, the redelivery is replayed, one effect', async () => {
+    const { setup, service } = await start();
+    let release: () => void = () => {};
+    service.effects.hold = new Promise((resolve) => (release = resolve));
+    try {
+      const event = { amount: 9, meta: { eventId: `evt-${randomUUID()}` } };
+      await service.emit(PATTERNS.chargeCreated, event);
+      await waitFor('the handler ran', () => {
+        if (service.effects.events !== 1) throw new Error(`${service.effects.events} effects`);
+      });
+      // The connection dies while the handler still holds the message, and no new one gets through yet: the
+      // handler's ack goes to a closed channel (amqplib throws), before any redelivery can arrive.
+      const closed = new Promise<void>((resolve) => service.effects.channel!.once('close', resolve));
+      proxy.blackhole();
+      proxy.resetAll();
+      await closed;
+      release();
+      await ended(service.log, PATTERNS.chargeCreated, 1);
+      // RabbitMQ requeued the message it never saw acknowledged; the consumer reconnects and gets it again.
+      proxy.heal();
+      await ended(service.log, PATTERNS.chargeCreated, 2);
+      expect(service.log.of(PATTERNS.chargeCreated).map((d) => [d.redelivered, d.outcome])).toEqual([
+        [false, 'answered'],
+        [true, 'answered'],
+      ]);
+      expect(service.effects.events).toBe(1);
+    } finally {
+      service.effects.hold = undefined;
+      release();
+      proxy.heal();
+      await service.close();
+    }
+    expect(await readyMessages(setup.queue!)).toBe(0);
+  }, 60_000);
+
   it('a copy that arrives while the first runs (inFlight: raise) stays unacknowledged until its consumer leaves; redelivered, it is replayed and acknowledged', async () => {
     const first = await start();
     const event = { amount: 6, meta: { eventId: `evt-${randomUUID()}` } };
