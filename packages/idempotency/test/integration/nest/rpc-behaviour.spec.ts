@@ -323,7 +323,7 @@ describe('@Idempotent() on RabbitMQ with manual acknowledgement (noAck: false)',
     try {
       const event = { amount: 9, meta: { eventId: `evt-${randomUUID()}` } };
       await service.emit(PATTERNS.chargeCreated, event);
-      await waitFor('the handler ran', () => {
+      await waitFor('the handler ran', async () => {
         if (service.effects.events !== 1) throw new Error(`${service.effects.events} effects`);
       });
       // The connection dies while the handler still holds the message, and no new one gets through yet: the
