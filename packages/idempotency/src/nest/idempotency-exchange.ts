@@ -30,6 +30,8 @@ export interface IdempotencyExchange {
   statusOfError(error: unknown): number;
   /** A thrown error that `storeIf` made final, as it is stored. */
   storedError(error: unknown, status: number, route: IdempotentRoute): StoredResponse;
+  /** Called as the handler starts (as the coordinator's action): what it sends from now on may be held back. */
+  beginHandler?(): void;
   /**
    * Called once the coordinator is done with the call (the record stored, given back, or replayed): what the
    * handler held back until then goes out (a RabbitMQ ack).

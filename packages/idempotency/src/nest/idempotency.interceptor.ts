@@ -108,6 +108,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
     let own: Settled | undefined;
     const action = async (): Promise<StoredResponse> => {
       let result: unknown;
+      exchange.beginHandler?.();
       try {
         result = await lastValueFrom(next.handle(), { defaultValue: undefined });
       } catch (error) {

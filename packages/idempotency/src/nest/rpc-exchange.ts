@@ -70,6 +70,10 @@ export class RpcExchange implements IdempotencyExchange {
     };
   }
 
+  beginHandler(): void {
+    this.delivery?.hold();
+  }
+
   settle(): void {
     this.delivery?.settle();
   }
@@ -130,6 +134,11 @@ class RmqDelivery {
   acknowledged = false;
   /** The ack the handler asked for, sent when the delivery is settled. */
   private heldAck: (() => unknown) | undefined;
+  /**
+   * Only while the handler runs: an ack from outside it (an interceptor of the app's that settles a message
+   * `@Idempotent()` refused, or one after the call) goes out at once.
+   */
+  private holding = false;
 
   private constructor(
     private readonly message: AmqpMessage,
@@ -154,8 +163,14 @@ class RmqDelivery {
     sendAck(() => this.channel.ack(this.message));
   }
 
+  /** From here until {@link settle}, an ack of this message is held back: the handler runs. */
+  hold(): void {
+    this.holding = true;
+  }
+
   /** Sends the ack the handler asked for, if it did: the record is stored (or given back) by now. */
   settle(): void {
+    this.holding = false;
     const ack = this.heldAck;
     this.heldAck = undefined;
     if (ack !== undefined) sendAck(ack);
@@ -173,12 +188,14 @@ class RmqDelivery {
               (allUpTo === true && (message.fields?.deliveryTag ?? 0) >= (tag ?? 0));
             if (!covers) return target.ack(message, allUpTo);
             this.acknowledged = true;
+            if (!this.holding) return target.ack(message, allUpTo);
             this.heldAck = () => target.ack(message, allUpTo);
           };
         }
         if (name === 'ackAll') {
           return () => {
             this.acknowledged = true;
+            if (!this.holding) return target.ackAll?.();
             this.heldAck = () => target.ackAll?.();
           };
         }
