@@ -57,11 +57,6 @@ export class GraphqlExchange implements IdempotencyExchange {
     return { stored: { status: 200, headers: {}, body: result }, body: result };
   }
 
-  statusOfError(error: unknown): number {
-    const status = (error as { getStatus?: () => unknown } | null)?.getStatus?.();
-    return typeof status === 'number' ? status : 500;
-  }
-
   storedError(error: unknown, status: number): StoredResponse {
     return {
       kind: 'error',

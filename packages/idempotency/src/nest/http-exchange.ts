@@ -73,11 +73,6 @@ export class HttpExchange implements IdempotencyExchange {
     return captureResult(result, status, this.headers(route.replayHeaders), route.maxStoredBytes);
   }
 
-  statusOfError(error: unknown): number {
-    const status = (error as { getStatus?: () => unknown } | null)?.getStatus?.();
-    return typeof status === 'number' ? status : 500;
-  }
-
   storedError(error: unknown, status: number, route: IdempotentRoute): StoredResponse {
     const body = (error as { getResponse?: () => unknown }).getResponse?.();
     return {

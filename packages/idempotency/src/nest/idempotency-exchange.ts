@@ -26,8 +26,6 @@ export interface IdempotencyExchange {
   user(): unknown;
   /** What the handler's result is stored as, and what this caller gets. */
   capture(result: unknown, route: IdempotentRoute): Promise<CapturedResponse>;
-  /** The status an error would be answered with: an `HttpException`'s own, else 500. */
-  statusOfError(error: unknown): number;
   /** A thrown error that `storeIf` made final, as it is stored. */
   storedError(error: unknown, status: number, route: IdempotentRoute): StoredResponse;
   /** Called as the handler starts (as the coordinator's action): what it sends from now on may be held back. */
@@ -67,6 +65,12 @@ export function keyOf(source: KeySource, operation: string): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   throw new InvalidIdempotencyKeyError(`the key is a ${typeof value}, not a string`, { operation });
+}
+
+/** The status an error would be answered with, in every context: an `HttpException`'s own, else 500. */
+export function statusOfError(error: unknown): number {
+  const status = (error as { getStatus?: () => unknown } | null)?.getStatus?.();
+  return typeof status === 'number' ? status : 500;
 }
 
 /** Reads a dotted path (`meta.eventId`) in a plain object; `undefined` where it leads nowhere. */

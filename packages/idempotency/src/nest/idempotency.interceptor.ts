@@ -17,7 +17,7 @@ import { CoordinateOutcome, type CoordinateRequest } from '../options.js';
 import type { IdempotencyModuleOptions } from './interfaces/idempotency-module-options.interface.js';
 import { GraphqlExchange } from './graphql-exchange.js';
 import { HttpExchange, type PlatformRequest } from './http-exchange.js';
-import { keyOf, type IdempotencyExchange } from './idempotency-exchange.js';
+import { keyOf, statusOfError, type IdempotencyExchange } from './idempotency-exchange.js';
 import { IDEMPOTENCY_MODULE_OPTIONS } from './idempotency.module-definition.js';
 import { IdempotentRouteError, operationFor, type IdempotentRoute } from './idempotent-route.js';
 import { IdempotentRoutes } from './idempotent-routes.js';
@@ -112,7 +112,7 @@ export class IdempotencyInterceptor implements NestInterceptor {
       try {
         result = await lastValueFrom(next.handle(), { defaultValue: undefined });
       } catch (error) {
-        const status = exchange.statusOfError(error);
+        const status = statusOfError(error);
         if (!route.storeIf(status, error)) throw error;
         own = { kind: 'threw', error };
         return exchange.storedError(error, status, route);

@@ -55,11 +55,6 @@ export class RpcExchange implements IdempotencyExchange {
     return { stored: { status: 200, headers: this.settlement(), body: result }, body: result };
   }
 
-  statusOfError(error: unknown): number {
-    const status = (error as { getStatus?: () => unknown } | null)?.getStatus?.();
-    return typeof status === 'number' ? status : 500;
-  }
-
   storedError(error: unknown, status: number): StoredResponse {
     const body = (error as { getResponse?: () => unknown; getError?: () => unknown }) ?? {};
     return {
