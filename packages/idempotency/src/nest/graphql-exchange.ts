@@ -32,8 +32,10 @@ export class GraphqlExchange implements IdempotencyExchange {
     this.input = { args, context, info: (info ?? { fieldName: '' }) as { fieldName: string } };
   }
 
+  // The field's `info` is one object per field resolution, the same for every interceptor around it (`input` is
+  // this exchange's own).
   get identity(): object {
-    return this.input;
+    return this.input.info;
   }
 
   keySource(keyFrom: KeyFrom<never> | undefined): KeySource {

@@ -81,7 +81,8 @@ export class IdempotencyInterceptor implements NestInterceptor {
       if (error instanceof IdempotentRouteError) this.logger.error(error.message);
       throw error;
     }
-    const fingerprint = route.fingerprint?.(exchange.input) ?? exchange.defaultFingerprint();
+    const fingerprint =
+      route.fingerprint === undefined ? exchange.defaultFingerprint() : route.fingerprint(exchange.input);
     const settled = await this.settle(route, exchange, next, {
       operation,
       key,

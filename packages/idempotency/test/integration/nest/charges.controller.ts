@@ -104,6 +104,14 @@ export class ChargesController {
     return { found: true };
   }
 
+  // The parameters are not compared at all: a fingerprint of null is still a fingerprint, not "use the default".
+  @Post('notes')
+  @Idempotent({ operation: 'nest.note', scope: false, fingerprint: () => null })
+  note(@Body() body: { text: string }) {
+    this.effects.charges += 1;
+    return { noted: body.text };
+  }
+
   @Post('misconfigured')
   @Idempotent({ operation: 'nest.misconfigured', scope: () => undefined as unknown as string })
   misconfigured() {

@@ -32,7 +32,9 @@ export class Charge {
   effect!: number;
 }
 
+// On the class too (its mutations, not its query): the interceptor runs once per field, whatever the levels.
 @Resolver(() => Charge)
+@Idempotent({ scope: false })
 export class ChargesResolver {
   constructor(private readonly effects: GraphqlEffects) {}
 

@@ -194,6 +194,16 @@ describe.each(CASES)('@Idempotent() over real HTTP on %s, %s store', (platform, 
     expect(charges() - before).toBe(1);
   });
 
+  it('a fingerprint function that returns null compares nothing: another body with the key is a replay', async () => {
+    const before = charges();
+    const first = await post('/notes', 'k-note', { text: 'a' });
+    const again = await post('/notes', 'k-note', { text: 'b' });
+    expect([first.status, again.status]).toEqual([201, 201]);
+    expect(again.body).toEqual({ noted: 'a' });
+    expect(again.headers['idempotent-replayed']).toBe('true');
+    expect(charges() - before).toBe(1);
+  });
+
   it('204 is replayed as 204 with no body', async () => {
     const before = charges();
     const first = await post('/voids', 'k-void');
