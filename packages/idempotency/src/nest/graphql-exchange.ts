@@ -1,11 +1,11 @@
 import type { KeyFrom } from './interfaces/idempotent-options.interface.js';
 import {
-  IDEMPOTENCY_KEY_HEADER,
+  keyHeaderOf,
   nonHeaderSource,
   type IdempotencyExchange,
   type KeySource,
 } from './idempotency-exchange.js';
-import { replayBody, type CapturedResponse, type StoredResponse } from './stored-response.js';
+import { capturedValue, replayBody, type CapturedResponse, type StoredResponse } from './stored-response.js';
 
 /** The HTTP request behind a GraphQL context: Apollo's `{ req }`, Mercurius' `{ reply: { request } }`. */
 interface GraphqlContext {
@@ -41,9 +41,7 @@ export class GraphqlExchange implements IdempotencyExchange {
   keySource(keyFrom: KeyFrom<never> | undefined): KeySource {
     const other = nonHeaderSource(keyFrom, this.input, { arg: this.input.args });
     if (other !== undefined) return other;
-    const name = (
-      keyFrom !== undefined && 'header' in keyFrom ? keyFrom.header : IDEMPOTENCY_KEY_HEADER
-    ).toLowerCase();
+    const name = keyHeaderOf(keyFrom).toLowerCase();
     return { from: 'header', lines: this.httpRequest()?.headers?.[name] };
   }
 
@@ -56,7 +54,7 @@ export class GraphqlExchange implements IdempotencyExchange {
   }
 
   async capture(result: unknown): Promise<CapturedResponse> {
-    return { stored: { status: 200, headers: {}, body: result }, body: result };
+    return capturedValue(result);
   }
 
   storedError(error: unknown, status: number): StoredResponse {

@@ -2,7 +2,7 @@ import { hash } from 'node:crypto';
 import type { HttpServer } from '@nestjs/common';
 import type { IdempotentRequest, KeyFrom } from './interfaces/idempotent-options.interface.js';
 import {
-  IDEMPOTENCY_KEY_HEADER,
+  keyHeaderOf,
   nonHeaderSource,
   type IdempotencyExchange,
   type KeySource,
@@ -43,9 +43,7 @@ export class HttpExchange implements IdempotencyExchange {
   keySource(keyFrom: KeyFrom<never> | undefined): KeySource {
     const other = nonHeaderSource(keyFrom, this.request, { payload: this.request.body });
     if (other !== undefined) return other;
-    const name = (
-      keyFrom !== undefined && 'header' in keyFrom ? keyFrom.header : IDEMPOTENCY_KEY_HEADER
-    ).toLowerCase();
+    const name = keyHeaderOf(keyFrom).toLowerCase();
     // Every line as received, so a repeated header can be refused.
     const distinct = this.request.headersDistinct ?? this.request.raw?.headersDistinct;
     return { from: 'header', lines: distinct?.[name] ?? this.request.headers[name] };

@@ -1,4 +1,3 @@
-import type { ExecutionContext, HttpServer } from '@nestjs/common';
 import { IdempotencyKeyMissingError, InvalidIdempotencyKeyError } from '../errors.js';
 import { IdempotencyKeyRejection, parseIdempotencyKeyHeader } from '../key-header.js';
 import type { KeyFrom } from './interfaces/idempotent-options.interface.js';
@@ -83,6 +82,13 @@ export function valueAt(root: unknown, path: string): unknown {
   return value;
 }
 
+/** The header a `keyFrom` names, or the draft's `Idempotency-Key` when it names none (or no header). */
+export function keyHeaderOf(keyFrom: KeyFrom<never> | undefined): string {
+  return keyFrom !== undefined && typeof keyFrom === 'object' && 'header' in keyFrom
+    ? keyFrom.header
+    : IDEMPOTENCY_KEY_HEADER;
+}
+
 /** The source of a `keyFrom` that is a path or a function; `undefined` for a header (the context reads those). */
 export function nonHeaderSource(
   keyFrom: KeyFrom<never> | undefined,
@@ -97,10 +103,3 @@ export function nonHeaderSource(
     return { from: 'value', value: valueAt(roots.arg, keyFrom.arg) };
   return undefined;
 }
-
-/** The context's name for `context.getType()`: Nest's own, or `'graphql'` from `@nestjs/graphql`. */
-export function contextTypeOf(context: ExecutionContext): string {
-  return context.getType<string>();
-}
-
-export type { HttpServer };

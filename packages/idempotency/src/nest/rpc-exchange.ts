@@ -1,12 +1,11 @@
 import type { KeyFrom } from './interfaces/idempotent-options.interface.js';
 import {
-  IDEMPOTENCY_KEY_HEADER,
+  keyHeaderOf,
   nonHeaderSource,
   type IdempotencyExchange,
   type KeySource,
 } from './idempotency-exchange.js';
-import type { IdempotentRoute } from './idempotent-route.js';
-import { replayBody, type CapturedResponse, type StoredResponse } from './stored-response.js';
+import { capturedValue, replayBody, type CapturedResponse, type StoredResponse } from './stored-response.js';
 
 /** What the transports' contexts hold their headers in, structurally (no import of @nestjs/microservices). */
 interface TransportContext {
@@ -39,7 +38,7 @@ export class RpcExchange implements IdempotencyExchange {
   keySource(keyFrom: KeyFrom<never> | undefined): KeySource {
     const other = nonHeaderSource(keyFrom, this.input, { payload: this.input.data });
     if (other !== undefined) return other;
-    const name = keyFrom !== undefined && 'header' in keyFrom ? keyFrom.header : IDEMPOTENCY_KEY_HEADER;
+    const name = keyHeaderOf(keyFrom);
     return { from: 'value', value: stringOf(transportHeader(this.input.context as TransportContext, name)) };
   }
 
@@ -52,7 +51,7 @@ export class RpcExchange implements IdempotencyExchange {
   }
 
   async capture(result: unknown): Promise<CapturedResponse> {
-    return { stored: { status: 200, headers: this.settlement(), body: result }, body: result };
+    return capturedValue(result, this.settlement());
   }
 
   storedError(error: unknown, status: number): StoredResponse {
@@ -73,7 +72,7 @@ export class RpcExchange implements IdempotencyExchange {
     this.delivery?.settle();
   }
 
-  replay(stored: StoredResponse, _route?: IdempotentRoute): unknown {
+  replay(stored: StoredResponse): unknown {
     // The handler does not run for a replay, so nothing else acknowledges this delivery: on a consumer with
     // `noAck: false` it would stay unacknowledged (holding a prefetch slot) until its channel closed, and then come
     // back again. It is settled as the handler settled the first one.

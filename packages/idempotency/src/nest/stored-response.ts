@@ -49,6 +49,11 @@ export interface CapturedResponse {
   readonly body: unknown;
 }
 
+/** A result stored as it is (a JSON body, a message's reply, a GraphQL field's value), sent as it is. */
+export function capturedValue(result: unknown, headers: StoredHeaders = {}, status = 200): CapturedResponse {
+  return { stored: { status, headers, body: result }, body: result };
+}
+
 /**
  * Turns a handler's result into what is stored. Bytes (a Buffer, a `StreamableFile`, a `Readable`) are stored as
  * bytes up to `maxBytes`, never as the JSON of a stream object; a larger stream still reaches this caller whole.
@@ -71,7 +76,7 @@ export async function captureResult(
   }
   const file = result instanceof StreamableFile ? result : undefined;
   const stream = file?.getStream() ?? (result instanceof Readable ? result : undefined);
-  if (stream === undefined) return { stored: { status, headers, body: result }, body: result };
+  if (stream === undefined) return capturedValue(result, headers, status);
   const read = await readUpTo(stream, maxBytes);
   if (read.rest !== undefined) {
     const whole = Readable.from(read.rest);
