@@ -5,6 +5,11 @@
 # and PostgreSQL), then with docker-compose.scenarios.yml (`pnpm scenarios`, 409, `docker compose stop` mid-charge).
 # Each suite starts its stack and tears it down with `down -v`; at exit the script tears down whatever is left and
 # fails when a container, network or volume of its project remains.
+# Disk: the stand-in engine stores layers on vfs (every layer and every container a full copy), and CI runs on the
+# machine a session left behind. So the tier needs COMPOSE_TIER_MIN_FREE_GB (default 12) free where the engine keeps
+# its data before it builds, drops the build cache once the images are built, and removes its five images at exit
+# (COMPOSE_TIER_KEEP_IMAGES=1 keeps them): a second run starts from the disk the first one found. It prints the free
+# space at each step.
 #
 # The engine: the one `docker info` answers. Where there is none, or the base images the compose files name are
 # missing (no Docker Hub), it runs the shared stand-in script, ../shared/tools/offline-docker/setup.sh (found in a
@@ -26,6 +31,13 @@ export RETRY_SAFE_DEMO=${RETRY_SAFE_DEMO:-1}
 export COMPOSE_HTTP_TIMEOUT=${COMPOSE_HTTP_TIMEOUT:-300}
 
 say() { echo "compose-tier: $*"; }
+# Free GB where the engine keeps its layers (the root filesystem when the engine does not say).
+free_gb() {
+  local dir
+  dir=$(docker info --format '{{.DockerRootDir}}' 2>/dev/null || true)
+  [ -d "$dir" ] || dir=/
+  df -Pk "$dir" | awk 'NR == 2 { print int($4 / 1048576) }'
+}
 skip() {
   say "SKIPPED: $*"
   if [ "${COMPOSE_TIER_REQUIRED:-}" = "1" ]; then exit 1; fi
@@ -125,9 +137,15 @@ teardown() {
     say "FAILED: left behind: $(tr '\n' ' ' <<<"$left")"
     status=1
   fi
+  if [ "${COMPOSE_TIER_KEEP_IMAGES:-}" != "1" ]; then
+    for app in "${apps[@]}"; do docker image rm -f "${project}_$app" "${project}-$app" >/dev/null 2>&1 || true; done
+    docker builder prune -af >/dev/null 2>&1 || true
+    say "images and build cache removed: $(free_gb) GB free"
+  fi
   say "total $(($(date +%s) - started)) s"
   exit "$status"
 }
+apps=(provider-sim payments orders gateway invoice-worker)
 trap teardown EXIT
 trap "exit 143" TERM INT
 # A previous run that was cut off (or a stack of this project started by hand): its ports are ours to free.
@@ -140,9 +158,13 @@ for port in 3000 3001 3002 3003 3004 9401; do
 done
 
 
+free=$(free_gb)
+if [ "$free" -lt "${COMPOSE_TIER_MIN_FREE_GB:-12}" ]; then
+  say "FAILED: $free GB free where the engine keeps its data; the tier needs ${COMPOSE_TIER_MIN_FREE_GB:-12} GB (vfs layers)"
+  exit 1
+fi
 build_started=$(date +%s)
-say "building the app images with ${compose[*]} (one at a time)"
-apps=(provider-sim payments orders gateway invoice-worker)
+say "building the app images with ${compose[*]} (one at a time; $free GB free)"
 : >/tmp/compose-tier-build.log
 for app in "${apps[@]}"; do
   "${compose[@]}" -p "$project" -f docker-compose.yml -f e2e/compose/build-host-network.yml build "$app" \
@@ -152,7 +174,10 @@ for app in "${apps[@]}"; do
     exit 1
   }
 done
-say "built in $(($(date +%s) - build_started)) s"
+say "built in $(($(date +%s) - build_started)) s; $(free_gb) GB free"
+# The build stages and the pnpm store are not needed to run the images.
+docker builder prune -af >/dev/null 2>&1 || true
+say "build cache dropped: $(free_gb) GB free"
 base=$(docker image inspect --format '{{.Size}}' node:24-bookworm-slim)
 for app in "${apps[@]}"; do
   for name in "${project}_$app" "${project}-$app"; do
@@ -166,5 +191,5 @@ for suite in ${COMPOSE_TIER_SUITES:-compose-up scenarios}; do
   suite_started=$(date +%s)
   NODE_OPTIONS=--experimental-vm-modules pnpm exec jest -c jest.compose.config.js --runInBand \
     "e2e/compose/$suite.compose-spec.ts"
-  say "suite $suite: $(($(date +%s) - suite_started)) s"
+  say "suite $suite: $(($(date +%s) - suite_started)) s; $(free_gb) GB free"
 done

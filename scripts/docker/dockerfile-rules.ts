@@ -1,6 +1,7 @@
 /**
  * The rules one Dockerfile must keep, for one set of build arguments (an `ARG APP` file is checked once per app):
- * - a `COPY`/`ADD` source (build context = the repository root) that does not exist, or that .dockerignore excludes;
+ * - a `COPY`/`ADD` source or a `RUN --mount=type=bind` source (build context = the repository root) that does not
+ *   exist, or that .dockerignore excludes (a bind mount's sources count as copied for its own RUN only);
  * - a `pnpm --filter <package>` that names no workspace package, or `run <script>` / `<script>` missing from it;
  * - an install, build or deploy step before the manifests / sources of a workspace package it needs were copied
  *   (a stage `FROM` an earlier stage starts with what that stage copied);
@@ -13,6 +14,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, posix, relative } from 'node:path';
 import {
   cacheTargets,
+  contextBindSources,
   parseDockerfile,
   runParts,
   substitute,
@@ -107,16 +109,17 @@ function checkCopy(walk: Walk, instruction: Instruction): void {
   if (parts.some((part) => part.startsWith('--from='))) return;
   const sources = parts.filter((part) => !part.startsWith('--')).slice(0, -1);
   if (sources.length === 0) walk.at(instruction, `${instruction.keyword} without a source`);
-  for (const source of sources) {
-    const path = posix.normalize(source).replace(/\/+$/, '').replace(/^\.\//, '') || '.';
-    if (path.includes('$'))
-      walk.at(instruction, `${instruction.keyword} source ${source} uses an unset build argument`);
-    else if (!existsSync(join(walk.facts.root, path)))
-      walk.at(instruction, `${instruction.keyword} source ${source} does not exist`);
-    else if (path !== '.' && walk.facts.ignored(path))
-      walk.at(instruction, `${instruction.keyword} source ${source} is excluded by .dockerignore`);
-    walk.copied.push(path);
-  }
+  walk.copied.push(...sources.map((source) => contextSource(walk, instruction, instruction.keyword, source)));
+}
+
+/** Checks one build-context source (of a COPY or a bind mount) and returns it as a context path. */
+function contextSource(walk: Walk, instruction: Instruction, what: string, source: string): string {
+  const path = posix.normalize(source).replace(/\/+$/, '').replace(/^\.\//, '') || '.';
+  if (path.includes('$')) walk.at(instruction, `${what} source ${source} uses an unset build argument`);
+  else if (!existsSync(join(walk.facts.root, path))) walk.at(instruction, `${what} source ${source} does not exist`);
+  else if (path !== '.' && walk.facts.ignored(path))
+    walk.at(instruction, `${what} source ${source} is excluded by .dockerignore`);
+  return path;
 }
 
 /** Copied, and not left out of the context by .dockerignore. */
@@ -129,6 +132,20 @@ function hasCopied(walk: Walk, path: string): boolean {
 
 function checkRun(walk: Walk, instruction: Instruction): void {
   const { mounts, command: shell } = runParts(instruction.args);
+  const bound = contextBindSources(mounts).map((source) =>
+    contextSource(walk, instruction, 'bind mount', source),
+  );
+  // What a bind mount brings is there for this RUN only: the next instruction does not see it.
+  const copied = walk.copied;
+  walk.copied = [...copied, ...bound];
+  try {
+    checkRunCommands(walk, instruction, mounts, shell);
+  } finally {
+    walk.copied = copied;
+  }
+}
+
+function checkRunCommands(walk: Walk, instruction: Instruction, mounts: readonly string[], shell: string): void {
   const pnpmVersion = walk.facts.pnpmVersion;
   const global = /npm (?:install|i) (?:--global|-g) pnpm@(\S+)/.exec(shell);
   if (global && pnpmVersion !== undefined && global[1] !== pnpmVersion) {

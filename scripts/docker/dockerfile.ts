@@ -64,16 +64,33 @@ export function runParts(args: string): { mounts: string[]; command: string } {
   return { mounts, command: rest };
 }
 
+/** One `--mount=` value as its fields (`type`, `source`, `target`, `rw`, ...). */
+function mountFields(mount: string): Map<string, string> {
+  return new Map(
+    mount.split(',').map((field) => {
+      const [key, ...value] = field.split('=');
+      return [key!, value.join('=')] as const;
+    }),
+  );
+}
+
 /** The `target` of every `type=cache` mount among RUN's mounts. */
 export function cacheTargets(mounts: readonly string[]): string[] {
   return mounts.flatMap((mount) => {
-    const fields = new Map(
-      mount.split(',').map((field) => {
-        const [key, ...value] = field.split('=');
-        return [key!, value.join('=')] as const;
-      }),
-    );
+    const fields = mountFields(mount);
     const target = fields.get('target') ?? fields.get('dst') ?? fields.get('destination');
     return fields.get('type') === 'cache' && target !== undefined ? [target] : [];
+  });
+}
+
+/**
+ * The build-context source of every `type=bind` mount among RUN's mounts (`.` when it names none); a bind from
+ * another stage or image (`from=`) is not the context and is left out.
+ */
+export function contextBindSources(mounts: readonly string[]): string[] {
+  return mounts.flatMap((mount) => {
+    const fields = mountFields(mount);
+    if (fields.get('type') !== 'bind' || fields.has('from')) return [];
+    return [fields.get('source') ?? fields.get('src') ?? '.'];
   });
 }
