@@ -116,7 +116,8 @@ function checkCopy(walk: Walk, instruction: Instruction): void {
 function contextSource(walk: Walk, instruction: Instruction, what: string, source: string): string {
   const path = posix.normalize(source).replace(/\/+$/, '').replace(/^\.\//, '') || '.';
   if (path.includes('$')) walk.at(instruction, `${what} source ${source} uses an unset build argument`);
-  else if (!existsSync(join(walk.facts.root, path))) walk.at(instruction, `${what} source ${source} does not exist`);
+  else if (!existsSync(join(walk.facts.root, path)))
+    walk.at(instruction, `${what} source ${source} does not exist`);
   else if (path !== '.' && walk.facts.ignored(path))
     walk.at(instruction, `${what} source ${source} is excluded by .dockerignore`);
   return path;
@@ -145,7 +146,12 @@ function checkRun(walk: Walk, instruction: Instruction): void {
   }
 }
 
-function checkRunCommands(walk: Walk, instruction: Instruction, mounts: readonly string[], shell: string): void {
+function checkRunCommands(
+  walk: Walk,
+  instruction: Instruction,
+  mounts: readonly string[],
+  shell: string,
+): void {
   const pnpmVersion = walk.facts.pnpmVersion;
   const global = /npm (?:install|i) (?:--global|-g) pnpm@(\S+)/.exec(shell);
   if (global && pnpmVersion !== undefined && global[1] !== pnpmVersion) {
