@@ -217,6 +217,13 @@ export class IdempotencyCoordinator {
    * it must write only through the transaction it is given; its context has no fencing token (0) on the first run.
    * Needs a store whose transactions support it (the Postgres store); the same errors as the claim path. With
    * `enabled: false` the action runs once, in one transaction of `runInTransaction`, without a record.
+   *
+   * A first transaction that failed in the database (the store unavailable, a transaction conflict, any error
+   * with a SQLSTATE `code`: its connection terminated, a statement timeout, a failed COMMIT) is tried once more
+   * through the claim, in a new transaction. That is safe whichever way the first one ended: if it rolled back, the
+   * key has no row and the claim runs the action; if its COMMIT landed and only the answer was lost, the claim
+   * finds the completed record and replays it, so the action's writes are never made twice. What the second
+   * transaction throws is the call's answer.
    */
   async coordinateOptimisticallyWithOutcome<T, Tx extends SqlTransaction>(
     runInTransaction: TransactionRunner<Tx>,

@@ -10,7 +10,7 @@ import {
   requestFor,
 } from './idempotent-function-call.js';
 import type { ActionContext, CoordinatedResult, InFlightMode, StoreUnavailablePolicy } from './options.js';
-import type { SqlTransaction } from './transactional.js';
+import type { SqlTransaction, TransactionRunner } from './transactional.js';
 
 /** What the action of an idempotent function receives: the coordinator's context, and the call it protects. */
 export interface IdempotencyContext extends ActionContext {
@@ -94,6 +94,19 @@ export interface TransactionalIdempotentFunctionOptions<
    */
   // NoInfer: `transaction: () => currentTransaction()` takes no argument (see `settings`).
   transaction: NoInfer<(...args: Args) => Tx>;
+}
+
+/** {@link IdempotentFunctionOptions} plus how to run a transaction: the optimistic form begins its own. */
+export interface OptimisticIdempotentFunctionOptions<
+  Args extends readonly unknown[],
+  T,
+  Tx extends SqlTransaction,
+> extends IdempotentFunctionOptions<Args, T> {
+  /**
+   * Runs `work` in a new transaction (BEGIN, `work`, COMMIT; ROLLBACK when it throws), e.g.
+   * `(work) => withTransaction(pool, work)` on a node-postgres pool. The action's writes and the record go in it.
+   */
+  runInTransaction: TransactionRunner<Tx>;
 }
 
 /**
@@ -200,6 +213,44 @@ export function makeIdempotentInTransaction<Args extends unknown[], T, Tx extend
       );
     }
     return coordinator.coordinateInTransactionWithOutcome(transaction, request, (context) =>
+      action(contextOf(context, request, { transaction: context.transaction }), ...args),
+    );
+  };
+}
+
+/**
+ * The optimistic form of {@link makeIdempotentInTransaction}, for keys that are usually fresh: each call goes
+ * through `coordinator.coordinateOptimisticallyWithOutcome` in transactions of `options.runInTransaction`, the
+ * action first, then the completed record in one statement; a key with a record goes through the claim in a
+ * second transaction (a replay, a refusal, or the action run again), and so does a first transaction that failed
+ * in the database. The action may therefore run twice, once rolled back: it must write only through
+ * `context.transaction`. Needs a store that keeps records in transactions (the Postgres store).
+ *
+ * @returns a function of the same arguments; its calls reject as `coordinateOptimisticallyWithOutcome` does.
+ * @throws InvalidIdempotencyOptionsError at once, as {@link makeIdempotent}, and when `runInTransaction` is not a
+ *   function.
+ * @example
+ * ```ts
+ * const place = makeIdempotentOptimistically(
+ *   coordinator,
+ *   async ({ transaction }, order: NewOrder) =>
+ *     (await transaction.query('INSERT INTO orders (sku) VALUES ($1) RETURNING id', [order.sku])).rows[0],
+ *   { operation: 'orders.place', key: (order) => order.requestId, runInTransaction: (work) => withTransaction(pool, work) },
+ * );
+ * await place(order); // one transaction for a fresh key: the order's row and its completed record
+ * ```
+ */
+export function makeIdempotentOptimistically<Args extends unknown[], T, Tx extends SqlTransaction>(
+  coordinator: IdempotencyCoordinator,
+  action: (context: IdempotencyContext & { readonly transaction: Tx }, ...args: Args) => Promise<T>,
+  options: OptimisticIdempotentFunctionOptions<Args, T, Tx>,
+): (...args: Args) => Promise<CoordinatedResult<T>> {
+  const checked = checkOptions(coordinator, action, options);
+  const runInTransaction = options.runInTransaction;
+  assertFunction('runInTransaction', runInTransaction);
+  return async (...args) => {
+    const request = requestFor(checked, args);
+    return coordinator.coordinateOptimisticallyWithOutcome(runInTransaction, request, (context) =>
       action(contextOf(context, request, { transaction: context.transaction }), ...args),
     );
   };

@@ -33,9 +33,11 @@ export type { IdempotencySpan, IdempotencySpanAttributes, IdempotencyTracer } fr
 export {
   makeIdempotent,
   makeIdempotentInTransaction,
+  makeIdempotentOptimistically,
   makeIdempotentWithOutcome,
   type IdempotencyContext,
   type IdempotentCallSettings,
   type IdempotentFunctionOptions,
+  type OptimisticIdempotentFunctionOptions,
   type TransactionalIdempotentFunctionOptions,
 } from './idempotent-function.js';

@@ -214,6 +214,24 @@ export type TransactionRunner<Tx extends SqlTransaction> = <R>(
 // Thrown out of the optimistic transaction to roll it back when the key has a row: the claim decides then.
 class KeyTaken extends Error {}
 
+/** The library's verdicts that say nothing about the key: the transaction failed, the claim may decide. */
+const TRANSACTION_FAILURES: ReadonlySet<string> = new Set([
+  IdempotencyErrorCode.StoreUnavailable,
+  IdempotencyErrorCode.TransactionConflict,
+]);
+
+/**
+ * True when the optimistic transaction failed in the database (the store's statement unavailable, a conflict, or
+ * any error with a 5-character SQLSTATE `code`: its connection terminated, a timeout, a failed COMMIT): it did
+ * not commit, or committed and lost its answer, and the claim can tell which. Any other error (the action's own,
+ * an unencodable value) is the call's answer.
+ */
+function failedInDatabase(error: unknown): boolean {
+  if (isIdempotencyError(error)) return TRANSACTION_FAILURES.has(error.code);
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
+}
+
 /**
  * The optimistic form of {@link coordinateInTransaction} for keys that are usually fresh (creating an order): in
  * one transaction of `runInTransaction`, the action first, then the completed record in one statement
@@ -221,7 +239,9 @@ class KeyTaken extends Error {}
  * has a row (a replay, a reuse, a released or expired record) or a concurrent transaction of the key commits
  * first (the insert waits on the key's unique index until it ends), that transaction is rolled back, the action's
  * writes with it, and a second one runs the claim path, which replays, refuses or runs the action again. So the
- * action may run twice and be rolled back once: it must write only through the transaction.
+ * action may run twice and be rolled back once: it must write only through the transaction. A first transaction
+ * that failed in the database (see `failedInDatabase`) takes the claim path once too: it replays what that
+ * transaction committed if its COMMIT did land and only its answer was lost, and runs the action otherwise.
  */
 export async function coordinateOptimistically<T, Tx extends SqlTransaction>(
   store: TransactionalIdempotencyStore,
@@ -264,7 +284,7 @@ export async function coordinateOptimistically<T, Tx extends SqlTransaction>(
       return { value, outcome: CoordinateOutcome.Executed, fencingToken };
     });
   } catch (error) {
-    if (!(error instanceof KeyTaken)) throw error;
+    if (!(error instanceof KeyTaken) && !failedInDatabase(error)) throw error;
   }
   return runInTransaction((transaction) => coordinateInTransaction(store, call, transaction, action, hooks));
 }

@@ -1,5 +1,5 @@
 import { IdempotencyKeyMissingError, InvalidIdempotencyKeyError } from '../errors.js';
-import { IdempotencyKeyRejection, parseIdempotencyKeyHeader } from '../key-header.js';
+import { IdempotencyKeyRejection, parseIdempotencyKeyHeader, type KeyHeaderOptions } from '../key-header.js';
 import type { KeyFrom } from './interfaces/idempotent-options.interface.js';
 import type { IdempotentRoute } from './idempotent-route.js';
 import type { CapturedResponse, StoredResponse } from './stored-response.js';
@@ -49,14 +49,7 @@ export type KeySource =
  * its characters and length, as for a header's.
  */
 export function keyOf(source: KeySource, operation: string): string {
-  if (source.from === 'header') {
-    const parsed = parseIdempotencyKeyHeader(source.lines);
-    if (parsed.ok) return parsed.key;
-    if (parsed.rejection === IdempotencyKeyRejection.Missing) {
-      throw new IdempotencyKeyMissingError(parsed.reason, { operation });
-    }
-    throw new InvalidIdempotencyKeyError(parsed.reason, { operation });
-  }
+  if (source.from === 'header') return idempotencyKeyFromHeader(source.lines, { operation });
   const { value } = source;
   if (value === undefined || value === null || value === '') {
     throw new IdempotencyKeyMissingError('no idempotency key', { operation });
@@ -64,6 +57,32 @@ export function keyOf(source: KeySource, operation: string): string {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);
   throw new InvalidIdempotencyKeyError(`the key is a ${typeof value}, not a string`, { operation });
+}
+
+/** Options of {@link idempotencyKeyFromHeader}. */
+export interface KeyFromHeaderOptions extends KeyHeaderOptions {
+  /** What the key is for, named in the error's context. @default none */
+  readonly operation?: string;
+}
+
+/**
+ * The key an `Idempotency-Key` header carries, read by the one parser (`parseIdempotencyKeyHeader`), or the error
+ * every context answers for it: {@link IdempotencyKeyMissingError} (400 `idempotency_key_missing`) or
+ * {@link InvalidIdempotencyKeyError} (400 `idempotency_key_invalid`, with the parser's reason). What an
+ * `@Idempotent()` route reads its header with, and what an app's own key parameter can call.
+ * @param lines - every field line of the header (Node's `req.headersDistinct[name]`), so a repeated header is refused.
+ */
+export function idempotencyKeyFromHeader(
+  lines: string | readonly string[] | undefined,
+  options: KeyFromHeaderOptions = {},
+): string {
+  const parsed = parseIdempotencyKeyHeader(lines, options);
+  if (parsed.ok) return parsed.key;
+  const context = { operation: options.operation };
+  if (parsed.rejection === IdempotencyKeyRejection.Missing) {
+    throw new IdempotencyKeyMissingError(parsed.reason, context);
+  }
+  throw new InvalidIdempotencyKeyError(parsed.reason, context);
 }
 
 /** The status an error would be answered with, in every context: an `HttpException`'s own, else 500. */

@@ -1,12 +1,17 @@
-import { Injectable, type OnModuleInit } from '@nestjs/common';
+import { Inject, Injectable, type InjectionToken, type OnModuleInit } from '@nestjs/common';
 import { DiscoveryService, MetadataScanner, ModuleRef, Reflector } from '@nestjs/core';
 import { IdempotencyCoordinator } from '../coordinator.js';
+import { InvalidIdempotencyOptionsError } from '../errors.js';
 import {
   makeIdempotentInTransaction,
+  makeIdempotentOptimistically,
   makeIdempotentWithOutcome,
   type IdempotencyContext,
 } from '../idempotent-function.js';
 import type { CoordinatedResult } from '../options.js';
+import type { SqlTransaction, TransactionRunner } from '../transactional.js';
+import { IDEMPOTENCY_MODULE_OPTIONS } from './idempotency.module-definition.js';
+import type { IdempotencyModuleOptions } from './interfaces/idempotency-module-options.interface.js';
 import type {
   IdempotentMethodOptions,
   IdempotentSettingsProvider,
@@ -39,9 +44,11 @@ export function outcomeOf<T>(call: Promise<T>): Promise<CoordinatedResult<T>> {
 
 /**
  * Puts every `@IdempotentMethod()` of the app's providers behind the coordinator when the module starts: the
- * method on each instance is replaced by one built with `makeIdempotentWithOutcome` (or its transactional form),
- * bound to the instance. Providers of any module are found (the module is global), singletons only: a request-
- * or transient-scoped provider has no instance to replace at start-up, so it is refused.
+ * method on each instance is replaced by one built with `makeIdempotentWithOutcome` (or its transactional or
+ * optimistic form), bound to the instance. Providers of any module are found (the module is global), singletons
+ * only: a request- or transient-scoped provider has no instance to replace at start-up, so it is refused. A
+ * module registered with `explore: false` wraps nothing: only one module of an app may put the methods behind its
+ * coordinator (with two, the last one to start would win).
  */
 @Injectable()
 export class IdempotentMethods implements OnModuleInit {
@@ -51,9 +58,11 @@ export class IdempotentMethods implements OnModuleInit {
     private readonly reflector: Reflector,
     private readonly moduleRef: ModuleRef,
     private readonly coordinator: IdempotencyCoordinator,
+    @Inject(IDEMPOTENCY_MODULE_OPTIONS) private readonly options: IdempotencyModuleOptions,
   ) {}
 
   onModuleInit(): void {
+    if (this.options.explore === false) return;
     for (const wrapper of [...this.discovery.getProviders(), ...this.discovery.getControllers()]) {
       const { instance, metatype } = wrapper;
       if (typeof metatype !== 'function' || instance === null || typeof instance !== 'object') continue;
@@ -75,6 +84,7 @@ export class IdempotentMethods implements OnModuleInit {
         const contextIndex = Reflect.getMetadata(IDEMPOTENCY_CONTEXT_ARG, prototype, name) as
           number | undefined;
         (instance as Record<string, unknown>)[name] = this.wrap(
+          `${metatype.name}.${name}`,
           instance,
           method as Method,
           options,
@@ -85,6 +95,7 @@ export class IdempotentMethods implements OnModuleInit {
   }
 
   private wrap(
+    label: string,
     instance: object,
     method: Method,
     options: IdempotentMethodOptions<AnyArgs>,
@@ -98,20 +109,56 @@ export class IdempotentMethods implements OnModuleInit {
     };
     const settings = this.settingsOf(options);
     const functionOptions = { ...options, ...(settings === undefined ? {} : { settings }) };
-    const call = (
-      options.transaction === undefined
-        ? makeIdempotentWithOutcome(this.coordinator, action, functionOptions)
-        : makeIdempotentInTransaction(this.coordinator, action, {
-            ...functionOptions,
-            transaction: options.transaction,
-          })
-    ) as (...args: unknown[]) => Promise<CoordinatedResult<unknown>>;
+    const call = this.formOf(label, action, options, functionOptions);
     return (...args: unknown[]) => {
       const result = call(...args);
       const value = result.then((settled) => settled.value);
       outcomes.set(value, result);
       return value;
     };
+  }
+
+  /** The function form the options ask for: plain, in the caller's transaction, or optimistic. */
+  private formOf(
+    label: string,
+    action: (context: IdempotencyContext, ...args: unknown[]) => Promise<unknown>,
+    options: IdempotentMethodOptions<AnyArgs>,
+    functionOptions: IdempotentMethodOptions<AnyArgs>,
+  ): (...args: unknown[]) => Promise<CoordinatedResult<unknown>> {
+    const { transaction, runInTransaction } = options;
+    if (transaction !== undefined && runInTransaction !== undefined) {
+      throw new InvalidIdempotencyOptionsError(
+        `@IdempotentMethod() on ${label}: give transaction (the caller's open transaction) or runInTransaction ` +
+          '(the method runs in transactions of its own), not both',
+      );
+    }
+    const made =
+      runInTransaction !== undefined
+        ? makeIdempotentOptimistically(this.coordinator, action, {
+            ...functionOptions,
+            runInTransaction: this.runnerOf(label, runInTransaction),
+          })
+        : transaction !== undefined
+          ? makeIdempotentInTransaction(this.coordinator, action, { ...functionOptions, transaction })
+          : makeIdempotentWithOutcome(this.coordinator, action, functionOptions);
+    return made as (...args: unknown[]) => Promise<CoordinatedResult<unknown>>;
+  }
+
+  /** The {@link TransactionRunner} a `runInTransaction` token names, anywhere in the app (like `settingsProvider`). */
+  private runnerOf(label: string, token: InjectionToken): TransactionRunner<SqlTransaction> {
+    let runner: unknown;
+    try {
+      runner = this.moduleRef.get(token, { strict: false });
+    } catch {
+      runner = undefined;
+    }
+    if (typeof runner !== 'function') {
+      throw new InvalidIdempotencyOptionsError(
+        `@IdempotentMethod() on ${label}: runInTransaction ${describeToken(token)} must resolve to a ` +
+          `TransactionRunner (a function), got ${runner === undefined ? 'nothing' : typeof runner}`,
+      );
+    }
+    return runner as TransactionRunner<SqlTransaction>;
   }
 
   private settingsOf(
@@ -123,4 +170,9 @@ export class IdempotentMethods implements OnModuleInit {
     });
     return (...args) => provider.idempotencySettings(...args);
   }
+}
+
+/** A token as an error message names it: a class or function by its name, a symbol or string as it prints. */
+function describeToken(token: InjectionToken): string {
+  return typeof token === 'function' ? token.name : String(token);
 }

@@ -26,7 +26,11 @@ export {
 export { Idempotent } from './idempotent.decorator.js';
 export { IdempotencyInterceptor } from './idempotency.interceptor.js';
 export { IDEMPOTENT_REPLAYED_HEADER } from './http-exchange.js';
-export { IDEMPOTENCY_KEY_HEADER } from './idempotency-exchange.js';
+export {
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyKeyFromHeader,
+  type KeyFromHeaderOptions,
+} from './idempotency-exchange.js';
 export { IDEMPOTENT_OPTIONS, IdempotentRoutes } from './idempotent-routes.js';
 export {
   IDEMPOTENT_ROUTE_DEFAULTS,

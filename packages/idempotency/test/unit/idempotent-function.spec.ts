@@ -7,6 +7,7 @@ import {
   jsonCodec,
   makeIdempotent,
   makeIdempotentInTransaction,
+  makeIdempotentOptimistically,
   makeIdempotentWithOutcome,
   type IdempotentCallSettings,
   type IdempotentFunctionOptions,
@@ -64,7 +65,11 @@ describe('makeIdempotent: options checked once, when made', () => {
     ],
     ['settings that are an object', { settings: { enabled: false } as never }, /settings must be a function/],
   ])('refuses %s, naming the option', (_, override, message) => {
-    for (const make of [makeIdempotent, makeIdempotentWithOutcome]) {
+    const runInTransaction = async <R>(work: (transaction: SqlTransaction) => Promise<R>) =>
+      work({ query: async () => ({ rows: [] }) });
+    const optimistic = (c: IdempotencyCoordinator, a: typeof action, o: typeof valid) =>
+      makeIdempotentOptimistically(c, a, { ...o, runInTransaction });
+    for (const make of [makeIdempotent, makeIdempotentWithOutcome, optimistic]) {
       const error = thrownBy(() => make(coordinator, action, { ...valid, ...override }));
       expect(error).toBeInstanceOf(InvalidIdempotencyOptionsError);
       expect((error as Error).message).toMatch(message);
@@ -84,6 +89,10 @@ describe('makeIdempotent: options checked once, when made', () => {
     });
     expect(thrownBy(() => makeIdempotentInTransaction(coordinator, action, valid as never))).toMatchObject({
       message: expect.stringMatching(/transaction must be a function/),
+    });
+    expect(thrownBy(() => makeIdempotentOptimistically(coordinator, action, valid as never))).toMatchObject({
+      code: IdempotencyErrorCode.InvalidOptions,
+      message: 'runInTransaction must be a function, got undefined',
     });
   });
 
@@ -173,6 +182,17 @@ describe('makeIdempotent: what the functions return, checked per call', () => {
         IdempotencyErrorCode.InvalidOptions,
         /coordinateInTransaction needs a store that supports transactions/,
       );
+      const optimistic = makeIdempotentOptimistically(coordinator, action, {
+        ...valid,
+        runInTransaction: (work) => work(transaction),
+        settings: () => ({ enabled }),
+      });
+      await refusedWith(
+        optimistic('k'),
+        IdempotencyErrorCode.InvalidOptions,
+        /coordinateOptimistically needs a store that supports transactions/,
+      );
     }
+    expect(executions).toBe(0);
   });
 });

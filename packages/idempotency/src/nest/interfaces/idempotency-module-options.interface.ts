@@ -28,6 +28,13 @@ export interface IdempotencyModuleOptions
   encryption?: EncryptionOptions;
   /** Per-code overrides of the problems `@Idempotent()` routes send. */
   problems?: IdempotencyProblemOverrides;
+  /**
+   * Put the app's `@IdempotentMethod()` methods behind this module's coordinator when it starts. Every module's
+   * explorer finds every provider of the app, so with a second `IdempotencyModule` (a feature's own coordinator,
+   * `isGlobal: false`, e.g. on another store) set `false` on it: only one module wraps the methods.
+   * @default true
+   */
+  explore?: boolean;
 }
 
 /** A provider that builds the options, for `forRootAsync({ useClass })` or `forRootAsync({ useExisting })`. */

@@ -26,7 +26,16 @@ export interface IdempotentMethodOptions<
   /**
    * The transactional form: the caller's open transaction among the arguments (a node-postgres client, or
    * `kyselyTransaction(trx)`); the record is claimed and completed in it, so it commits or rolls back with the
-   * method's own writes. Needs the PostgreSQL store.
+   * method's own writes. Needs the PostgreSQL store. Not with `runInTransaction`.
    */
   readonly transaction?: (...args: Args) => SqlTransaction;
+  /**
+   * The optimistic form (`makeIdempotentOptimistically`): the injection token of a `TransactionRunner` (e.g. a
+   * provider `{ provide: RUN_IN_TRANSACTION, useFactory: (pool) => (work) => withTransaction(pool, work) }`),
+   * resolved from any module when the app starts. Each call runs in transactions of its own: the method first, then
+   * the completed record, one transaction for a fresh key; a key with a record goes through the claim in a second
+   * one, so the method may run twice, once rolled back, and must write only through the context's `transaction`
+   * (`@IdempotencyContextArg()`). Needs the PostgreSQL store. Not with `transaction`.
+   */
+  readonly runInTransaction?: InjectionToken;
 }
