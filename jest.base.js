@@ -22,9 +22,9 @@ export function project(displayName, testMatch, extra = {}) {
 
 /**
  * The `kind` projects ('unit' or 'integration') of every workspace with a jest.config.js (apps/*, packages/*,
- * scripts), for one Jest run over all of them (`pnpm test:unit`, `pnpm test:integration`): Jest boots once and
- * spreads the suites over its workers, where a run per package booted it a dozen times, one after the other. Each
- * keeps its package as root (paths, tsconfig, options as in the package's own run) and is named
+ * scenarios, scripts), for one Jest run over all of them (`pnpm test:unit`, `pnpm test:integration`): Jest boots
+ * once and spreads the suites over its workers, where a run per package booted it a dozen times, one after the
+ * other. Each keeps its package as root (paths, tsconfig, options as in the package's own run) and is named
  * `<kind> <workspace>`.
  * @param {'unit' | 'integration'} kind
  */
@@ -32,7 +32,7 @@ export async function workspaceProjects(kind) {
   const root = dirname(fileURLToPath(import.meta.url));
   const workspaces = ['apps', 'packages']
     .flatMap((group) => readdirSync(join(root, group)).map((name) => `${group}/${name}`))
-    .concat('scripts')
+    .concat('scenarios', 'scripts')
     .filter((dir) => existsSync(join(root, dir, 'jest.config.js')))
     .sort();
   const projects = [];

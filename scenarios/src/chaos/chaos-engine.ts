@@ -6,12 +6,19 @@
  * Afterwards every payment is checked against the provider's ledger, every order's rows and `paidAmount` against
  * its charges, every invoice against the mail ledger, and every payment and order is replayed once more.
  *
- * Used by `pnpm chaos` (src/cli/chaos.ts) and, smaller, by chaos.e2e-spec.ts. The parts: chaos-plan.ts (orders,
+ * Used by `pnpm chaos` (src/cli/chaos.ts), smaller by chaos.e2e-spec.ts, and at a steady rate by `pnpm soak`
+ * (src/soak/). The parts: chaos-plan.ts (orders,
  * payments, invoices and fault rules), chaos-http.ts (the retrying clients), chaos-traffic.ts (an order's flow),
  * service-killer.ts (the kills), chaos-verify*.ts (the checks), chaos-report.ts and chaos-table.ts (options,
  * report and its table).
  */
-import { startStack, type ServiceName, type Stack } from '../stack/stack.js';
+import {
+  startStack,
+  type ServiceEnv,
+  type ServiceName,
+  type Stack,
+  type StackOptions,
+} from '../stack/stack.js';
 import { addCounters, countersOf, type Counters } from './chaos-http.js';
 import {
   HOPS,
@@ -31,7 +38,7 @@ import {
   type PerService,
   type ResolvedChaosOptions,
 } from './chaos-report.js';
-import { sendTraffic } from './chaos-traffic.js';
+import { sendTraffic, type CountingPolicy, type OrderOutcome } from './chaos-traffic.js';
 import { verify, type Verdict } from './chaos-verify.js';
 import { ServiceKiller } from './service-killer.js';
 
@@ -39,7 +46,40 @@ import { ServiceKiller } from './service-killer.js';
  * Runs the chaos and returns its report; starts and always closes its own stack. Never throws for what it finds
  * (see `report.ok`), only when the stack cannot start or a killed process does not come back.
  */
-export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport> {
+export function runChaos(options: ChaosOptions = {}): Promise<ChaosReport> {
+  return runChaosWith(options, BURST);
+}
+
+/**
+ * How a run sends its traffic once the stack is up and the faults are set: the chaos run's burst ({@link BURST})
+ * or the soak's steady rate (src/soak/soak-engine.ts). The stack, the faults, the killer and the checks are the
+ * same for both.
+ */
+export interface ChaosDrive {
+  /** Settings the drive adds to the services' (e.g. where the gateway serves its metrics), over the run's own. */
+  readonly env?: Partial<Record<ServiceName, ServiceEnv>>;
+  /** Sends every order of the plan and resolves with what its clients ended with (one per order). */
+  send(run: ChaosDriveContext): Promise<OrderOutcome[]>;
+}
+
+/** What a {@link ChaosDrive} is handed. */
+export interface ChaosDriveContext {
+  readonly stack: Stack;
+  readonly options: ResolvedChaosOptions;
+  readonly orders: readonly PlannedOrder[];
+  readonly killer: ServiceKiller;
+  readonly policy: CountingPolicy;
+  readonly log: (line: string) => void;
+}
+
+/** The chaos run's traffic: every order, `concurrency` at a time, held back where a kill is due. */
+const BURST: ChaosDrive = {
+  send: ({ stack, options, orders, killer, policy, log }) =>
+    sendTraffic(stack.urls.gateway, orders, killer, options.concurrency, policy, log),
+};
+
+/** {@link runChaos} with the traffic sent by `drive`. */
+export async function runChaosWith(options: ChaosOptions, drive: ChaosDrive): Promise<ChaosReport> {
   const resolved = resolveChaosOptions(options);
   const log = options.log ?? (() => {});
   const random = prng(resolved.seed);
@@ -49,17 +89,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   log(
     `starting a stack: 2 orders and 2 payments replicas, provider dedup ${resolved.providerDedup ? 'on' : 'off'}`,
   );
-  const stack = await startStack({
-    ordersReplicas: 2,
-    paymentsReplicas: 2,
-    worker: true,
-    provider: {
-      PROVIDER_DEDUP: resolved.providerDedup ? 'on' : 'off',
-      PROVIDER_LATENCY_MS: String(resolved.providerLatencyMs),
-    },
-    payments: { IDEMPOTENCY_LEASE_MS: String(resolved.leaseMs) },
-    ...(options.logs === undefined ? {} : { logs: options.logs }),
-  });
+  const stack = await startStack(stackOptions(resolved, options.logs, drive.env ?? {}));
   const startedAt = Date.now();
   try {
     const rules = chaosFaultRules(resolved);
@@ -75,7 +105,7 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
       ...(options.signal === undefined ? {} : { signal: options.signal }),
     });
     const policy = { timeoutMs: resolved.clientTimeoutMs, random, aborted, attempts: 0 };
-    const outcomes = await sendTraffic(stack.urls.gateway, orders, killer, resolved.concurrency, policy, log);
+    const outcomes = await drive.send({ stack, options: resolved, orders, killer, policy, log });
     await killer.settle();
     // The traffic, before the checks below add their own.
     const counters = await trafficCounters(stack, killer.carried);
@@ -91,6 +121,28 @@ export async function runChaos(options: ChaosOptions = {}): Promise<ChaosReport>
   } finally {
     await stack.close();
   }
+}
+
+/** Two orders and two payments replicas and the worker, with the run's settings and the drive's on top. */
+function stackOptions(
+  options: ResolvedChaosOptions,
+  logs: boolean | undefined,
+  env: Partial<Record<ServiceName, ServiceEnv>>,
+): StackOptions {
+  return {
+    ordersReplicas: 2,
+    paymentsReplicas: 2,
+    worker: env.worker ?? true,
+    provider: {
+      PROVIDER_DEDUP: options.providerDedup ? 'on' : 'off',
+      PROVIDER_LATENCY_MS: String(options.providerLatencyMs),
+      ...env.provider,
+    },
+    payments: { IDEMPOTENCY_LEASE_MS: String(options.leaseMs), ...env.payments },
+    ...(env.orders === undefined ? {} : { orders: env.orders }),
+    ...(env.gateway === undefined ? {} : { gateway: env.gateway }),
+    ...(logs === undefined ? {} : { logs }),
+  };
 }
 
 /** The service of each kill: orders and payments in turn, orders first, until both have their count. */

@@ -28,6 +28,11 @@ export interface OrderOutcome {
 /** {@link RetryPolicy} that counts the attempts. */
 export type CountingPolicy = Omit<RetryPolicy, 'onAttempt'> & { attempts: number };
 
+/** The {@link RetryPolicy} of `policy`, counting every attempt into `policy.attempts`. */
+export function countingRetry(policy: CountingPolicy): RetryPolicy {
+  return { ...policy, onAttempt: () => (policy.attempts += 1) };
+}
+
 /** The planned payments of `order` as the clients send them, on the order orders created. */
 export function paymentsOf(order: PlannedOrder, orderId: string): Payment[] {
   return order.payments.map((payment) => ({
@@ -47,7 +52,7 @@ export async function sendTraffic(
   policy: CountingPolicy,
   log: (line: string) => void,
 ): Promise<OrderOutcome[]> {
-  const retry: RetryPolicy = { ...policy, onAttempt: () => (policy.attempts += 1) };
+  const retry = countingRetry(policy);
   const outcomes: OrderOutcome[] = new Array(orders.length);
   const progressStep = Math.max(1, Math.floor(orders.length / 10));
   let next = 0;
@@ -70,7 +75,11 @@ export async function sendTraffic(
 }
 
 /** One order: created, paid, and its invoice requested. */
-async function runOrder(gatewayUrl: string, order: PlannedOrder, retry: RetryPolicy): Promise<OrderOutcome> {
+export async function runOrder(
+  gatewayUrl: string,
+  order: PlannedOrder,
+  retry: RetryPolicy,
+): Promise<OrderOutcome> {
   const clients = <T>(count: number, send: () => Promise<T>): Promise<T[]> =>
     Promise.all(Array.from({ length: count }, send));
   const created = await clients(order.clients, () => createOrderUntilFinal(gatewayUrl, order, retry));

@@ -23,6 +23,16 @@ export interface ServiceKillerOptions {
   readonly signal?: AbortSignal;
 }
 
+/** One kill: the process, when it was SIGKILLed and when it served again (epoch ms). */
+export interface KillRecord {
+  readonly service: ServiceName;
+  /** The process's name, `payments-2`. */
+  readonly process: string;
+  readonly killedAt: number;
+  /** Healthy again, its fault rules back. */
+  readonly backAt: number;
+}
+
 /**
  * SIGKILLs service processes mid-traffic, one per entry of the schedule. The units are cut into kills + 1
  * segments: kill k comes once the whole of segment k has started, so it lands among units in flight (whose retries
@@ -34,6 +44,8 @@ export class ServiceKiller {
   readonly carried = new Map<ServiceName, Counters>();
   /** Kills done per service. */
   readonly kills = new Map<ServiceName, number>();
+  /** Every kill done, in order (the soak marks them on its plots). */
+  readonly history: KillRecord[] = [];
   private readonly total: number;
   private killedCount = 0;
   private startedCount = 0;
@@ -118,6 +130,7 @@ export class ServiceKiller {
     const route = routes[service];
     const before = route === undefined ? undefined : await countersOf(target.adminUrl, route);
     const inFlight = this.startedCount - this.answeredCount;
+    const killedAt = Date.now();
     await target.kill('SIGKILL');
     if (before !== undefined) {
       const carried = this.carried.get(service) ?? { calls: 0, drops: 0 };
@@ -127,6 +140,7 @@ export class ServiceKiller {
     await sleep(100 + Math.floor(random() * 400));
     await target.start();
     await putFaults(target.adminUrl, rules[service] ?? []);
+    this.history.push({ service, process: target.name, killedAt, backAt: Date.now() });
     this.kills.set(service, (this.kills.get(service) ?? 0) + 1);
     this.killedCount += 1;
     this.openGate();

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { runChaos } from '../chaos/chaos-engine.js';
 import type { ChaosOptions } from '../chaos/chaos-report.js';
 import { formatChaosReport } from '../chaos/chaos-table.js';
-import { runCli } from './run-cli.js';
+import { runCommand } from './run-cli.js';
 
 const USAGE =
   'usage: pnpm chaos [--n 200 orders] [--dedup on|off] [--seed N] [--kills 3] [--orders-kills 3] [--concurrency 16] [--logs]';
@@ -56,26 +56,8 @@ function optionsFrom(argv: string[]): (ChaosOptions & { logs: boolean }) | 'help
   };
 }
 
-async function main(): Promise<number> {
-  let options;
-  try {
-    options = optionsFrom(process.argv.slice(2));
-  } catch (error) {
-    console.error(`${(error as Error).message}\n${USAGE}`);
-    return 2;
-  }
-  if (options === 'help') {
-    console.log(USAGE);
-    return 0;
-  }
-  const controller = new AbortController();
-  process.once('SIGINT', () => {
-    console.error('interrupted: stopping the clients, then the stack');
-    controller.abort();
-  });
-  const report = await runChaos({ ...options, log: (line) => console.log(line), signal: controller.signal });
+runCommand(USAGE, optionsFrom, async (options, signal) => {
+  const report = await runChaos({ ...options, log: (line) => console.log(line), signal });
   console.log(`\n${formatChaosReport(report)}`);
   return report.ok ? 0 : 1;
-}
-
-runCli(main);
+});
