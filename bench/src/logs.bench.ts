@@ -10,7 +10,7 @@
 import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { ConsoleLogger, Logger } from '@nestjs/common';
-import { createNestLogger, withLogContext } from '@retry-safe/app-shell';
+import { createNestLogger, withLogContext } from '@retry-safe/app-shell/telemetry';
 import { positiveInt } from './support/env.js';
 
 const SAMPLES = positiveInt('BENCH_SAMPLES', 100_000);

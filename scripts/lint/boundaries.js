@@ -14,6 +14,9 @@
  * - the console watches the services from outside: its server uses the shell, the scenarios and the test helpers
  *   (what the services publish, read over HTTP), never a service's own packages; its page (`apps/console/web`)
  *   runs in a browser: Preact and the API's types in `src/runs/console-api.ts`, nothing of Node or the workspace.
+ * - an app's demonstrations (`apps/<app>/src/demonstrations/`, the scenarios' wrong designs) are bound only by its
+ *   Nest modules: outside that folder, only a `*.module.ts` file may import it; a production class depends on the
+ *   token the module binds, never on a demonstration.
  */
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
@@ -124,7 +127,17 @@ export function crossedBoundary(fromRel, source) {
     return `provider-sim stands for an external system: of the workspace it may use ${PROVIDER_SIM_MAY_USE.join(', ')}, not ${target.specifier ?? target.name}`;
   if (fromRel.startsWith('packages/idempotency/src/')) return idempotencyBoundary(fromRel, target);
   if (from === 'apps/console') return consoleBoundary(fromRel, source, target);
+  if (from.startsWith('apps/')) return demonstrationBoundary(fromRel, from, target);
   return undefined;
+}
+
+/** An app's demonstrations are bound by its modules alone: no other file of its `src` imports them. */
+function demonstrationBoundary(fromRel, from, target) {
+  const demonstrations = `${from}/src/demonstrations/`;
+  if (target.rel === undefined || !target.rel.startsWith(demonstrations)) return undefined;
+  if (!fromRel.startsWith(`${from}/src/`) || fromRel.startsWith(demonstrations)) return undefined;
+  if (fromRel.endsWith('.module.ts')) return undefined;
+  return `${demonstrations} is bound by the app's modules only (*.module.ts): a production class injects the token a module binds, never a demonstration`;
 }
 
 /** The console's boundary: its server reads the services from outside, its page runs in a browser. */

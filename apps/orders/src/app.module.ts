@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { InternalTokenAuthenticator, shellAppModule } from '@retry-safe/app-shell';
+import { shellAppModule } from '@retry-safe/app-shell';
+import { InternalTokenAuthenticator } from '@retry-safe/app-shell/http';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import type { Kysely } from 'kysely';
 import { ORDERS_PROBLEMS } from './common/orders-problems.js';

@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { InternalTokenAuthenticator, shellAppModule } from '@retry-safe/app-shell';
+import { shellAppModule } from '@retry-safe/app-shell';
+import { InternalTokenAuthenticator } from '@retry-safe/app-shell/http';
 import { PAYMENTS_PROBLEMS } from './common/payments-problems.js';
 import { PAYMENTS_CONFIG, type PaymentsConfig } from './config/payments-config.js';
 import { paymentsSettings } from './config/payments-settings.js';

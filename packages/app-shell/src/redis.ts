@@ -7,24 +7,13 @@ import {
   type BeforeApplicationShutdown,
 } from '@nestjs/common';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
-import { envInt, redactCredentials } from './env.js';
+import { redactCredentials } from './config/env-validation.js';
+import { DEFAULT_REDIS_COMMAND_TIMEOUT_MS } from './config/redis-env.js';
 import { answersWithin } from './health/answers-within.js';
 import { SHARED_LOOKUP_REDIS_OPTIONS } from './redis-lookup.js';
 
 /** DI token of the shared ioredis client. */
 export const REDIS_CLIENT = Symbol('REDIS_CLIENT');
-
-/** `REDIS_COMMAND_TIMEOUT_MS` by default: how long one Redis command may go unanswered before it fails. */
-export const DEFAULT_REDIS_COMMAND_TIMEOUT_MS = 2_000;
-
-/**
- * The `REDIS_COMMAND_TIMEOUT_MS` variable (50 ms to 1 min, default {@link DEFAULT_REDIS_COMMAND_TIMEOUT_MS}): the
- * ioredis `commandTimeout` of every client a service makes. A paused or partitioned Redis keeps its TCP connection
- * open, so without it a command (and whatever awaits it: a relay round, a shutdown's QUIT) waits for ever.
- */
-export function envRedisCommandTimeoutMs() {
-  return envInt(50, 60_000).default(DEFAULT_REDIS_COMMAND_TIMEOUT_MS);
-}
 
 /**
  * A client that fails fast while Redis is down and reconnects by itself: no offline queue (a command fails at once

@@ -78,6 +78,22 @@ tester.run('retry-safe/boundaries', plugin.rules.boundaries, {
       code: "import { startStack } from '@retry-safe/scenarios';",
     },
     { filename: at('scenarios/src/cli/demo.ts'), code: "import { startRedis } from '@retry-safe/testing';" },
+    {
+      filename: at('apps/orders/src/payments/payments.module.ts'),
+      code: "import { ReadThenWriteApply } from '../demonstrations/read-then-write-apply.service.js';",
+    },
+    {
+      filename: at('apps/orders/src/demonstrations/record-in-redis.service.ts'),
+      code: "import { REDIS_RECORDS_COORDINATOR } from './record-in-redis.module.js';",
+    },
+    {
+      filename: at('apps/orders/src/demonstrations/read-then-write-apply.service.ts'),
+      code: "import { OrdersRepository } from '../orders/orders.repository.js';",
+    },
+    {
+      filename: at('apps/orders/test/integration/x.spec.ts'),
+      code: "import { RecordInRedis } from '../../src/demonstrations/record-in-redis.service.js';",
+    },
   ],
   invalid: [
     refused(
@@ -195,6 +211,21 @@ tester.run('retry-safe/boundaries', plugin.rules.boundaries, {
       'apps/console/web/src/x.ts',
       "import { send } from '@retry-safe/scenarios';",
       'imports only its own files',
+    ),
+    refused(
+      'apps/orders/src/payments/order-payments.service.ts',
+      "import { ReadThenWriteApply } from '../demonstrations/read-then-write-apply.service.js';",
+      'apps/orders/src/demonstrations/ is bound by the app',
+    ),
+    refused(
+      'apps/orders/src/orders/orders.service.ts',
+      "export type { RecordInRedis } from '../demonstrations/record-in-redis.service.js';",
+      "bound by the app's modules only (*.module.ts)",
+    ),
+    refused(
+      'apps/payments/src/payments/payments.service.ts',
+      "const demo = await import('../demonstrations/unprotected-charge.js');",
+      'apps/payments/src/demonstrations/ is bound by the app',
     ),
   ],
 });

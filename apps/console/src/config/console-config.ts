@@ -1,4 +1,10 @@
-import { configLoader, envPort, shellEnv, type ConfigLoader, type ListenConfig } from '@retry-safe/app-shell';
+import {
+  configLoader,
+  envPort,
+  shellEnv,
+  type ConfigLoader,
+  type ListenConfig,
+} from '@retry-safe/app-shell/config';
 import { z } from 'zod';
 
 /** Addresses the console may listen on: it starts a stack with faults on, so it never leaves this machine. */

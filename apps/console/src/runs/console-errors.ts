@@ -1,4 +1,4 @@
-import { ServiceError, type ProblemExceptionFilterOptions } from '@retry-safe/app-shell';
+import { ServiceError, type ProblemExceptionFilterOptions } from '@retry-safe/app-shell/http';
 
 /** Stable codes of the console's own errors; the shell's filter turns each into one problem answer. */
 export const ConsoleErrorCode = {

@@ -4,7 +4,7 @@ import {
   bearerTokenOf,
   type CallerAuthenticator,
   type RequestContext,
-} from '@retry-safe/app-shell';
+} from '@retry-safe/app-shell/http';
 import type { ApiTokens } from './api-tokens.js';
 
 /**

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 
 // Read by ApiTokenAuthenticator; re-exported for this module's callers and tests.
-export { bearerTokenOf } from '@retry-safe/app-shell';
+export { bearerTokenOf } from '@retry-safe/app-shell/http';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[1-8][0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 // RFC 6750 b64token: what may follow `Bearer ` in an Authorization header.

@@ -1,6 +1,6 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import type { Request } from 'express';
-import { requestContextOf } from '@retry-safe/app-shell';
+import { requestContextOf } from '@retry-safe/app-shell/http';
 
 /** Who is calling: what a downstream call needs to carry. */
 export interface Caller {

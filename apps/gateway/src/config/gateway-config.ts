@@ -3,6 +3,7 @@ import {
   envBodyLimitBytes,
   envHttpUrls,
   envInternalToken,
+  envOneOf,
   envPort,
   envRequestBudgetMs,
   shellEnv,
@@ -11,7 +12,7 @@ import {
   type ConfigLoader,
   type ListenConfig,
   type UpstreamConfig,
-} from '@retry-safe/app-shell';
+} from '@retry-safe/app-shell/config';
 import { z } from 'zod';
 import { ApiTokens } from '../auth/api-tokens.js';
 
@@ -51,9 +52,7 @@ const EnvSchema = z.object({
         return z.NEVER;
       }
     }),
-  GATEWAY_KEY_MODE: z
-    .enum([KeyMode.Propagate, KeyMode.Regenerate], { error: "must be 'propagate' or 'regenerate'" })
-    .default(KeyMode.Propagate),
+  GATEWAY_KEY_MODE: envOneOf([KeyMode.Propagate, KeyMode.Regenerate]).default(KeyMode.Propagate),
   GATEWAY_DEADLINE_MS: envRequestBudgetMs(),
   GATEWAY_BODY_LIMIT_BYTES: envBodyLimitBytes(),
   ...upstreamEnv(),

@@ -1,6 +1,6 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
+import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell/http';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
 import { OrdersClient } from '../orders/orders.client.js';
 import { InvoiceRequestSchema, OrderIdSchema, type InvoiceRequest } from '@retry-safe/contracts';

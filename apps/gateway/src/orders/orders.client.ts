@@ -1,17 +1,17 @@
-import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
+import { Inject, Injectable } from '@nestjs/common';
 import {
   HOP_DEADLINE_MARGIN_MS,
   createServiceClient,
   type ServiceClient,
   type ServiceResponse,
 } from '@retry-safe/http-client';
-import { HttpMetrics, RuntimeSettings, internalAuthorization } from '@retry-safe/app-shell';
+import { internalAuthorization } from '@retry-safe/app-shell/http';
+import { HttpMetrics } from '@retry-safe/app-shell/telemetry';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import { formatIdempotencyKey } from '@retry-safe/idempotency';
 import type { Caller } from '../auth/caller.decorator.js';
-import { GATEWAY_CONFIG, KeyMode, type GatewayConfig } from '../config/gateway-config.js';
-import type { GatewaySettings } from '../config/gateway-settings.js';
+import { GATEWAY_CONFIG, type GatewayConfig } from '../config/gateway-config.js';
+import { PAYMENT_KEYS, type PaymentKeys } from './payment-keys.js';
 
 /** A payment as the gateway forwards it (orders adds nothing but the hop). */
 export interface PaymentRequest {
@@ -43,19 +43,19 @@ export interface InvoiceRequest {
  * The gateway's client of the orders service (`ORDERS_URL`, round robin over several replicas, one per attempt):
  * retries network errors and 502/503/504 with backoff inside the request's deadline (`GATEWAY_DEADLINE_MS`), within
  * the client's retry budget, and never an answer orders marked `x-retry-exhausted` (orders already retried it). Each
- * attempt propagates its own deadline less a margin, so orders times out first. Answers (2xx and 4xx) are returned for the controller to relay; failures that outlive
- * the retries throw the http-client's errors. A client that disconnects aborts the call (`signal`).
+ * attempt propagates its own deadline less a margin, so orders times out first. Answers (2xx and 4xx) are returned
+ * for the controller to relay; failures that outlive the retries throw the http-client's errors. A client that
+ * disconnects aborts the call (`signal`). A payment carries its key as {@link PAYMENT_KEYS} says.
  */
 @Injectable()
 export class OrdersClient {
-  private readonly logger = new Logger(OrdersClient.name);
   private readonly client: ServiceClient;
 
   constructor(
     @Inject(GATEWAY_CONFIG) private readonly config: GatewayConfig,
     metrics: HttpMetrics,
-    // The key mode in force: start-up, or a scenario's `PUT /__config`.
-    private readonly settings: RuntimeSettings<GatewaySettings>,
+    // How a payment's attempts carry its key (the key mode in force: start-up, or a scenario's `PUT /__config`).
+    @Inject(PAYMENT_KEYS) private readonly paymentKeys: PaymentKeys,
   ) {
     this.client = createServiceClient({
       name: 'orders',
@@ -73,33 +73,20 @@ export class OrdersClient {
           reason: String(retry.status ?? retry.errorCode ?? 'error'),
         }),
     });
-    if (config.keyMode === KeyMode.Regenerate) {
-      this.logger.warn({
-        msg: 'GATEWAY_KEY_MODE=regenerate: DEMONSTRATION MODE. Every attempt to orders carries a fresh idempotency key, so a retry after a lost response charges again. Never run this in production.',
-      });
-    }
   }
 
   /** `POST /v1/orders/{orderId}/payments` with the client's key (or, in regenerate mode, a new key per attempt). */
-  async createPayment(
+  createPayment(
     payment: PaymentRequest,
     idempotencyKey: string,
     context: Caller,
     signal?: AbortSignal,
   ): Promise<ServiceResponse<unknown>> {
-    const path = `/v1/orders/${encodeURIComponent(payment.orderId)}/payments`;
-    const body = { amount: payment.amount, currency: payment.currency };
-    const deadline = Date.now() + this.config.deadlineMs;
-    if (this.settings.current.keyMode === KeyMode.Regenerate)
-      return this.postRegeneratingKeys(path, body, deadline, context, signal);
-    return this.client.post(path, body, {
-      signal,
-      // The wire form between services (an sf-string): a key with spaces or quotes arrives as the client meant it.
-      idempotencyKey: formatIdempotencyKey(idempotencyKey),
-      requestId: context.requestId,
-      deadline,
-      headers: { [ChainHeader.Tenant]: context.tenantId },
-    });
+    return this.client.post(
+      `/v1/orders/${encodeURIComponent(payment.orderId)}/payments`,
+      { amount: payment.amount, currency: payment.currency },
+      { ...this.hop(context), ...this.paymentKeys.keyOptions(idempotencyKey, context), signal },
+    );
   }
 
   /** `POST /v1/orders` with the client's key: orders creates the order once per key (201, replayed after). */
@@ -146,35 +133,5 @@ export class OrdersClient {
       deadline: Date.now() + this.config.deadlineMs,
       headers: { [ChainHeader.Tenant]: context.tenantId },
     };
-  }
-
-  /**
-   * DEMONSTRATION of the unsafe design (`GATEWAY_KEY_MODE=regenerate`): the same client and retries as the normal
-   * path (axios-retry: network errors, timeouts, 502/503/504, backoff inside the deadline and the budget), but each
-   * attempt mints a new key (`idempotencyKeyPerAttempt`), so downstream cannot tell a retry from a new payment.
-   */
-  private postRegeneratingKeys(
-    path: string,
-    body: unknown,
-    deadline: number,
-    context: Caller,
-    signal: AbortSignal | undefined,
-  ): Promise<ServiceResponse<unknown>> {
-    return this.client.post(path, body, {
-      signal,
-      idempotencyKeyPerAttempt: (attempt) => {
-        const key = randomUUID();
-        this.logger.warn({
-          msg: 'GATEWAY_KEY_MODE=regenerate (demonstration): fresh idempotency key for this attempt',
-          requestId: context.requestId,
-          attempt,
-          idempotencyKey: key,
-        });
-        return formatIdempotencyKey(key);
-      },
-      requestId: context.requestId,
-      deadline,
-      headers: { [ChainHeader.Tenant]: context.tenantId },
-    });
   }
 }

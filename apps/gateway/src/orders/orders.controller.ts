@@ -1,6 +1,6 @@
 import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
+import { IdempotencyKey, JsonContentTypeGuard, relay } from '@retry-safe/app-shell/http';
 import {
   OrderCreateSchema,
   OrderIdSchema,
@@ -9,7 +9,7 @@ import {
   type OrderListQuery,
 } from '@retry-safe/contracts';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
-import { IdempotencyKey } from '../idempotency-key/idempotency-key.decorator.js';
+
 import { OrdersClient } from './orders.client.js';
 
 /**

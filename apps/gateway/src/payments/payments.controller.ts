@@ -1,9 +1,9 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
+import { IdempotencyKey, JsonContentTypeGuard, relay } from '@retry-safe/app-shell/http';
 import { signalWhenCallerLeaves } from '@retry-safe/http-client';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
-import { IdempotencyKey } from '../idempotency-key/idempotency-key.decorator.js';
+
 import { OrdersClient } from '../orders/orders.client.js';
 import { OrderIdSchema, OrderPaymentSchema, type OrderPayment } from '@retry-safe/contracts';
 

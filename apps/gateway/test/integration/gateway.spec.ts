@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { AdminListener, MetricsListener } from '@retry-safe/app-shell';
+import { MetricsListener } from '@retry-safe/app-shell/telemetry';
+import { AdminListener } from '@retry-safe/app-shell/admin';
 import { idempotencyKeyDigest } from '@retry-safe/contracts';
 import { expectProblemAnswer } from '@retry-safe/testing/jest';
 import request from 'supertest';

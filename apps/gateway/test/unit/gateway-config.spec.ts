@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError } from '@retry-safe/app-shell';
+import { ConfigError } from '@retry-safe/app-shell/config';
 import { KeyMode, loadGatewayConfig } from '../../src/config/gateway-config.js';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 

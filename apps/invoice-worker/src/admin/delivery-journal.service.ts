@@ -1,6 +1,6 @@
-import { Journal } from '@retry-safe/app-shell';
+import { Journal } from '@retry-safe/app-shell/admin';
 
-export { preciseNow } from '@retry-safe/app-shell';
+export { preciseNow } from '@retry-safe/app-shell/admin';
 
 /** One delivery (one processing attempt of a job) as the journal keeps it. */
 export interface DeliveryEntry {

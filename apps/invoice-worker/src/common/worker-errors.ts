@@ -1,4 +1,4 @@
-import { ServiceError, errorGuard } from '@retry-safe/app-shell';
+import { ServiceError, errorGuard } from '@retry-safe/app-shell/http';
 
 /** Stable codes of invoice-worker's own errors (the coordinator's errors keep their `IDEMPOTENCY_*` codes). */
 export const InvoiceWorkerErrorCode = {

@@ -1,7 +1,7 @@
+import { type RedisLocation } from '@retry-safe/app-shell';
 import {
   clusterPrefixProblem,
   configLoader,
-  envBool,
   envBullmqPrefix,
   envHttpUrl,
   envInt,
@@ -9,17 +9,24 @@ import {
   envRedisCommandTimeoutMs,
   envRedisNodes,
   envRedisUrl,
+  idempotencyEnv,
   shellEnv,
   type ConfigLoader,
+  type IdempotencySettings,
   type ListenConfig,
-  type RedisLocation,
-} from '@retry-safe/app-shell';
-import { IDEMPOTENCY_DEFAULTS, IDEMPOTENCY_LIMITS } from '@retry-safe/idempotency';
-import { REDIS_STORE_DEFAULTS } from '@retry-safe/idempotency/redis';
+} from '@retry-safe/app-shell/config';
 import { z } from 'zod';
 import { DEFAULT_BACKOFF_POLICY, type BackoffPolicy } from '../retries/backoff-policy.js';
 
 const DAY_MS = 86_400_000;
+
+/**
+ * The `IDEMPOTENCY_*` settings of the sends, declared once in the shell. The lease is at least 100 ms (a send takes
+ * longer than the coordinator's floor) and at most an hour.
+ */
+export const WORKER_IDEMPOTENCY = idempotencyEnv(['enabled', 'keyPrefix', 'leaseMs', 'renewLease'], {
+  minLeaseMs: 100,
+});
 
 /** The environment invoice-worker reads, once, at start-up. */
 const EnvSchema = z
@@ -41,17 +48,7 @@ const EnvSchema = z
     WORKER_BACKOFF_CAP_MS: envInt(1, DAY_MS).default(DEFAULT_BACKOFF_POLICY.capMs),
     WORKER_RETRY_HORIZON_MS: envInt(1, 30 * DAY_MS).default(DEFAULT_BACKOFF_POLICY.horizonMs),
     WORKER_SHUTDOWN_TIMEOUT_MS: envInt(100, 600_000).default(20_000),
-    IDEMPOTENCY_ENABLED: envBool().default(true),
-    IDEMPOTENCY_KEY_PREFIX: z
-      .string()
-      .regex(/^[^\s]{1,50}$/, 'must be 1-50 characters without spaces')
-      .default(REDIS_STORE_DEFAULTS.keyPrefix),
-    // At least 100 ms (a send takes longer than the coordinator's floor) and at most an hour: the worker's own
-    // bounds, inside the coordinator's.
-    IDEMPOTENCY_LEASE_MS: envInt(Math.max(100, IDEMPOTENCY_LIMITS.leaseMs.min), 3_600_000).default(
-      IDEMPOTENCY_DEFAULTS.leaseMs,
-    ),
-    IDEMPOTENCY_RENEW_LEASE: envBool().default(IDEMPOTENCY_DEFAULTS.renewLease),
+    ...WORKER_IDEMPOTENCY.env,
   })
   .superRefine((e, ctx) => {
     if (e.WORKER_BACKOFF_CAP_MS < e.WORKER_BACKOFF_BASE_MS) {
@@ -119,16 +116,13 @@ export interface AppConfig extends ListenConfig {
     /** `WORKER_SHUTDOWN_TIMEOUT_MS` (default 20000): how long SIGTERM waits for the running sends. */
     readonly shutdownTimeoutMs: number;
   };
-  readonly idempotency: {
-    /** `IDEMPOTENCY_ENABLED` (default true); `false` sends directly (the unprotected design, for scenarios). */
-    readonly enabled: boolean;
-    /** `IDEMPOTENCY_KEY_PREFIX` (default `idem:`): prefix of the records' Redis keys. */
-    readonly keyPrefix: string;
-    /** `IDEMPOTENCY_LEASE_MS` (default 30000): how long a crashed sender blocks its invoice. */
-    readonly leaseMs: number;
-    /** `IDEMPOTENCY_RENEW_LEASE` (default true). */
-    readonly renewLease: boolean;
-  };
+  /**
+   * The sends' idempotency settings ({@link WORKER_IDEMPOTENCY}): `IDEMPOTENCY_ENABLED` (default true; `false` sends
+   * directly, the unprotected design, for scenarios), `IDEMPOTENCY_KEY_PREFIX` (default `idem:`, the records' Redis
+   * keys), `IDEMPOTENCY_LEASE_MS` (default 30000: how long a crashed sender blocks its invoice) and
+   * `IDEMPOTENCY_RENEW_LEASE` (default true).
+   */
+  readonly idempotency: Pick<IdempotencySettings, 'enabled' | 'keyPrefix' | 'leaseMs' | 'renewLease'>;
   /** `FAULTS_ENABLED` (default false): mounts the fault rules, their `/__faults` routes and the job fault points. */
   readonly faultsEnabled: boolean;
 }
@@ -181,11 +175,6 @@ export const loadConfig: ConfigLoader<AppConfig> = configLoader(
       },
       shutdownTimeoutMs: e.WORKER_SHUTDOWN_TIMEOUT_MS,
     },
-    idempotency: {
-      enabled: e.IDEMPOTENCY_ENABLED,
-      keyPrefix: e.IDEMPOTENCY_KEY_PREFIX,
-      leaseMs: e.IDEMPOTENCY_LEASE_MS,
-      renewLease: e.IDEMPOTENCY_RENEW_LEASE,
-    },
+    idempotency: WORKER_IDEMPOTENCY.configOf(e),
   }),
 );

@@ -1,7 +1,7 @@
-import type { RuntimeSettingsDefinition } from '@retry-safe/app-shell';
+import type { RuntimeSettingsDefinition } from '@retry-safe/app-shell/admin';
 import { z } from 'zod';
 import { RetryMode } from '../retries/backoff-policy.js';
-import type { AppConfig } from './app-config.js';
+import { WORKER_IDEMPOTENCY, type AppConfig } from './app-config.js';
 
 /** What a scenario may switch on a running worker (`PUT /__config`). */
 export interface WorkerSettings {
@@ -19,7 +19,7 @@ export interface WorkerSettings {
  * retry horizon), or `{}` for the start-up settings.
  */
 export const SettingsOverridesSchema = z.strictObject({
-  enabled: z.boolean().optional(),
+  ...WORKER_IDEMPOTENCY.overrides(['enabled']),
   retryMode: z.enum([RetryMode.Horizon, RetryMode.BullmqAttempts]).optional(),
 });
 

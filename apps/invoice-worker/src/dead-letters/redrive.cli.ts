@@ -3,7 +3,8 @@
  * worker's environment (REDIS_URL or REDIS_CLUSTER_NODES, BULLMQ_PREFIX), prints one JSON report, and exits 1
  * when an id was not on the dead-letter queue, 2 on bad usage or environment.
  */
-import { ConfigError, createRedisConnection } from '@retry-safe/app-shell';
+import { createRedisConnection } from '@retry-safe/app-shell';
+import { ConfigError } from '@retry-safe/app-shell/config';
 import { Queue } from 'bullmq';
 import { bullmqConnectionOptions, loadConfig, redisLocation } from '../config/app-config.js';
 import { INVOICES_QUEUE } from '../invoices/invoice-job.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { RuntimeSettings } from '@retry-safe/app-shell';
+import { RuntimeSettings } from '@retry-safe/app-shell/admin';
 import { schemaCodec, type CoordinateOutcome, type IdempotentCallSettings } from '@retry-safe/idempotency';
 import { IdempotentMethod, outcomeOf, type IdempotentSettingsProvider } from '@retry-safe/idempotency/nest';
 import type { WorkerSettings } from '../config/worker-settings.js';

@@ -1,6 +1,6 @@
 import { Inject, Logger, Optional, type OnModuleDestroy } from '@nestjs/common';
 import { OnWorkerEvent, Processor, WorkerHost } from '@nestjs/bullmq';
-import { withLogContext } from '@retry-safe/app-shell';
+import { withLogContext } from '@retry-safe/app-shell/telemetry';
 import type { Job } from 'bullmq';
 import { DeliveryJournal, preciseNow } from '../admin/delivery-journal.service.js';
 import { codeOf } from '../common/worker-errors.js';

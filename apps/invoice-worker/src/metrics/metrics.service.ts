@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { HttpMetrics } from '@retry-safe/app-shell';
+import { HttpMetrics } from '@retry-safe/app-shell/telemetry';
 import { CoordinateOutcome } from '@retry-safe/idempotency';
 
 /** How one delivery (one processing attempt of a job) ended. */

@@ -1,6 +1,6 @@
 import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { InjectQueue } from '@nestjs/bullmq';
-import { RuntimeSettings } from '@retry-safe/app-shell';
+import { RuntimeSettings } from '@retry-safe/app-shell/admin';
 import { DelayedError, Worker, type Job, type Queue } from 'bullmq';
 import { RetryHorizonExhaustedError, codeOf } from '../common/worker-errors.js';
 import { APP_CONFIG, type AppConfig } from '../config/app-config.js';

@@ -1,5 +1,15 @@
 import { describe, expect, it } from '@jest/globals';
+import { INTERNAL_SERVICE_DEFAULTS } from '@retry-safe/testing';
 import { loadConfig } from '../../src/config/app-config.js';
+
+// The shell's defaults (`HOST`, `DRAIN_TIMEOUT_MS`, `LOG_LEVEL`, `FAULTS_ENABLED`, the server limits, not a demo), as
+// every service's config carries them: those of an internal service less what only orders and payments read.
+const {
+  requestBudgetMs: _budget,
+  bodyLimitBytes: _bodyLimit,
+  internalToken: _token,
+  ...SHELL_DEFAULTS
+} = INTERNAL_SERVICE_DEFAULTS;
 
 describe('loadConfig', () => {
   it('has a default for every variable', () => {
@@ -9,9 +19,6 @@ describe('loadConfig', () => {
       redisCommandTimeoutMs: 2_000,
       mailProvider: { url: 'http://127.0.0.1:3003', timeoutMs: 5000 },
       port: 3004,
-      host: '127.0.0.1',
-      drainTimeoutMs: 10_000,
-      logLevel: 'info',
       worker: {
         prefix: 'bull',
         concurrency: 1,
@@ -22,14 +29,7 @@ describe('loadConfig', () => {
         shutdownTimeoutMs: 20_000,
       },
       idempotency: { enabled: true, keyPrefix: 'idem:', leaseMs: 30_000, renewLease: true },
-      faultsEnabled: false,
-      serverLimits: {
-        headersTimeoutMs: 10_000,
-        requestTimeoutMs: 15_000,
-        keepAliveTimeoutMs: 5_000,
-        maxConnections: 1_000,
-      },
-      demo: false,
+      ...SHELL_DEFAULTS,
     });
   });
 

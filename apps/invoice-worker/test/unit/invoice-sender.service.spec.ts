@@ -2,7 +2,7 @@ import 'reflect-metadata';
 import { describe, expect, it, jest } from '@jest/globals';
 import { Module } from '@nestjs/common';
 import { Test } from '@nestjs/testing';
-import { RuntimeSettings } from '@retry-safe/app-shell';
+import { RuntimeSettings } from '@retry-safe/app-shell/admin';
 import { MemoryIdempotencyStore } from '@retry-safe/idempotency/memory';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
 import { loadConfig } from '../../src/config/app-config.js';

@@ -1,4 +1,4 @@
-import { ServiceError, ServiceErrorCode, errorGuard } from '@retry-safe/app-shell';
+import { ServiceError, ServiceErrorCode, errorGuard } from '@retry-safe/app-shell/http';
 import { ProblemCode } from '@retry-safe/contracts';
 
 /** Stable codes of the orders service's own errors; the exception filter turns each into one problem response. */

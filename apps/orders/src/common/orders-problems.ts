@@ -4,10 +4,9 @@ import {
   requestIdOf,
   type ProblemExceptionFilterOptions,
   type ProblemMapper,
-} from '@retry-safe/app-shell';
+} from '@retry-safe/app-shell/http';
 import { ProblemCode } from '@retry-safe/contracts';
 import { problem } from '@retry-safe/contracts/http';
-import { problemForIdempotencyError } from '@retry-safe/idempotency/nest';
 import { InvoiceRateLimitedError, OrdersErrorCode } from './orders-errors.js';
 
 const fromPayments = downstreamProblemMapper('The payments service');
@@ -37,20 +36,9 @@ export function isDatabaseUnavailable(error: unknown): boolean {
   );
 }
 
-// Idempotency first (the coordinator's codes take precedence), then the database, then calls to payments.
+// The library's errors never get here: the shell's filter maps them first, with the library's own mapping. Then the
+// database, then calls to payments.
 const mapOrdersError: ProblemMapper = (error, context) => {
-  const idempotency = problemForIdempotencyError(error);
-  if (idempotency !== undefined) {
-    if (idempotency.status >= 500) {
-      context.logger.warn({
-        msg: 'idempotency failure',
-        requestId: requestIdOf(context.req),
-        error: describeError(error),
-      });
-    }
-    const { status, code, title, detail, headers } = idempotency;
-    return { problem: problem(status, code, title, detail), headers };
-  }
   if (error instanceof InvoiceRateLimitedError) {
     // Retry-After in whole seconds, at least 1: the moment the tenant's next request fits.
     const retryAfter = String(Math.max(1, Math.ceil(error.retryAfterMs / 1000)));

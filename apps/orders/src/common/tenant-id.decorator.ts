@@ -1,5 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import { ValidationFailedError, headerLinesOf } from '@retry-safe/app-shell';
+import { ValidationFailedError, headerLinesOf } from '@retry-safe/app-shell/http';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import type { Request } from 'express';
 import { z } from 'zod';

@@ -1,7 +1,6 @@
 import {
   clusterPrefixProblem,
   configLoader,
-  envBool,
   envBullmqPrefix,
   envHttpUrls,
   envInt,
@@ -11,6 +10,7 @@ import {
   envRedisNodes,
   envPostgresUrl,
   envRedisUrl,
+  idempotencyEnv,
   inboundConfigOf,
   inboundEnv,
   shellEnv,
@@ -20,13 +20,22 @@ import {
   type ConfigLoader,
   type ListenConfig,
   type UpstreamConfig,
-} from '@retry-safe/app-shell';
-import { IDEMPOTENCY_LIMITS } from '@retry-safe/idempotency';
+} from '@retry-safe/app-shell/config';
 import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from '@retry-safe/idempotency/postgres';
 import { z } from 'zod';
 
-const { commandTimeoutMs } = POSTGRES_STORE_LIMITS;
 const DAY_MS = 86_400_000;
+
+/**
+ * The `IDEMPOTENCY_*` settings of orders' records (declared once, in the shell's `idempotencyEnv`), with the Postgres
+ * store's range for `IDEMPOTENCY_COMMAND_TIMEOUT_MS`.
+ */
+export const ORDERS_IDEMPOTENCY = idempotencyEnv(['enabled', 'ttlMs', 'commandTimeoutMs'], {
+  commandTimeoutMs: {
+    ...POSTGRES_STORE_LIMITS.commandTimeoutMs,
+    default: POSTGRES_STORE_DEFAULTS.commandTimeoutMs,
+  },
+});
 
 /** The local server's `retry_safe` database, the one `pnpm stack` creates if it is missing. */
 export const DEFAULT_DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/retry_safe';
@@ -46,12 +55,8 @@ const EnvSchema = z
     DATABASE_STATEMENT_TIMEOUT_MS: envInt(100, 600_000).default(5_000),
     DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS: envInt(100, 600_000).default(5_000),
     DATABASE_CONNECT_TIMEOUT_MS: envInt(100, 60_000).default(2_000),
-    // Bench only (`pnpm bench:http`, the chain without records): never set it in a deployment.
-    IDEMPOTENCY_ENABLED: envBool().default(true),
-    IDEMPOTENCY_TTL_MS: envInt(IDEMPOTENCY_LIMITS.ttlMs.min, IDEMPOTENCY_LIMITS.ttlMs.max).default(3_600_000),
-    IDEMPOTENCY_COMMAND_TIMEOUT_MS: envInt(commandTimeoutMs.min, commandTimeoutMs.max).default(
-      POSTGRES_STORE_DEFAULTS.commandTimeoutMs,
-    ),
+    // IDEMPOTENCY_ENABLED is for `pnpm bench:http` only (the chain without records): never set it in a deployment.
+    ...ORDERS_IDEMPOTENCY.env,
     // The hash tag keeps every key of the queue in one Cluster slot (BullMQ's scripts touch several at once).
     BULLMQ_PREFIX: envBullmqPrefix(64).default('bull'),
     OUTBOX_POLL_MS: envInt(10, 60_000).default(1_000),
@@ -123,8 +128,9 @@ export interface OrdersConfig extends ListenConfig, InboundConfig {
    * The processing records orders keeps in its own database, in the transaction of the change they protect:
    * `IDEMPOTENCY_TTL_MS` (default 3600000, an hour: keep it equal to payments', which replays the Charge of every
    * retry orders passes on) and `IDEMPOTENCY_COMMAND_TIMEOUT_MS` (the store's default, 1000).
-   * `IDEMPOTENCY_ENABLED` (default true) is a BENCHMARK SWITCH: `false` writes orders and applies charges with no
-   * processing record (a retry creates a second order), so `pnpm bench:http` can measure what the record costs.
+   * `IDEMPOTENCY_ENABLED` (default true) is a BENCHMARK SWITCH, passed to the library as its `enabled` setting:
+   * `false` writes orders and applies charges with no processing record (a retry creates a second order), so
+   * `pnpm bench:http` can measure what the record costs.
    */
   readonly idempotency: {
     readonly enabled: boolean;
@@ -191,11 +197,7 @@ export const loadOrdersConfig: ConfigLoader<OrdersConfig> = configLoader(
       idleInTransactionMs: e.DATABASE_IDLE_IN_TRANSACTION_TIMEOUT_MS,
       connectMs: e.DATABASE_CONNECT_TIMEOUT_MS,
     },
-    idempotency: {
-      enabled: e.IDEMPOTENCY_ENABLED,
-      ttlMs: e.IDEMPOTENCY_TTL_MS,
-      commandTimeoutMs: e.IDEMPOTENCY_COMMAND_TIMEOUT_MS,
-    },
+    idempotency: ORDERS_IDEMPOTENCY.configOf(e),
     bullmqPrefix: e.BULLMQ_PREFIX,
     outbox: {
       pollMs: e.OUTBOX_POLL_MS,

@@ -8,7 +8,8 @@ import {
   type DynamicModule,
   type OnApplicationShutdown,
 } from '@nestjs/common';
-import { IdempotencyCoordinator, InFlightMode } from '@retry-safe/idempotency';
+import { InFlightMode, type TransactionRunner } from '@retry-safe/idempotency';
+import { IdempotencyModule } from '@retry-safe/idempotency/nest';
 import { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
 import { answersWithin, type ReadinessCheck } from '@retry-safe/app-shell';
 import { Kysely, PostgresDialect, sql } from 'kysely';
@@ -17,15 +18,19 @@ import pg from 'pg';
 import type { OrdersConfig } from '../config/orders-config.js';
 import { ordersMigrations } from './migrations.js';
 import type { OrdersDatabase } from './orders-database.js';
+import { withPgTransaction } from './pg-transaction.js';
 
 /** DI token of the `Kysely<OrdersDatabase>` (on the one pool of the service). */
 export const ORDERS_DB = Symbol('ORDERS_DB');
 /** DI token of the `pg.Pool` under {@link ORDERS_DB}, for the named statements of a payment's hot path. */
 export const ORDERS_POOL = Symbol('ORDERS_POOL');
-/** DI token of the coordinator whose records live in the orders database, in the callers' transactions. */
-export const ORDERS_COORDINATOR = Symbol('ORDERS_COORDINATOR');
-/** The orders' idempotency store itself: for the one-statement order creation, which names its function. */
+/** DI token of the orders' idempotency store (the records' table in the orders database), for its module. */
 export const ORDERS_STORE = Symbol('ORDERS_STORE');
+/**
+ * DI token of the `TransactionRunner<pg.PoolClient>` on {@link ORDERS_POOL} (`withPgTransaction`): the
+ * `runInTransaction` of orders' optimistic `@IdempotentMethod()` writes.
+ */
+export const ORDERS_TRANSACTIONS = Symbol('ORDERS_TRANSACTIONS');
 
 /** The pool, its Kysely and its idempotency store, migrated; what {@link DatabaseModule} builds once. */
 export interface OrdersDatabaseHandle {
@@ -104,31 +109,45 @@ class DatabaseShutdown implements OnApplicationShutdown {
   }
 }
 
-/** The orders database for every feature module: {@link ORDERS_DB} and {@link ORDERS_COORDINATOR}. */
+/**
+ * The orders database for every feature module: {@link ORDERS_DB}, {@link ORDERS_POOL}, {@link ORDERS_TRANSACTIONS},
+ * and the library's `IdempotencyModule` on its Postgres store, whose coordinator keeps each record in the
+ * transaction of the rows it protects (its explorer puts orders' `@IdempotentMethod()` writes behind it).
+ */
 @Global()
 @Module({})
 export class DatabaseModule {
   static forRoot(config: OrdersConfig): DynamicModule {
     return {
       module: DatabaseModule,
+      imports: [
+        IdempotencyModule.forRootAsync({
+          inject: [ORDERS_STORE],
+          useFactory: (store: PostgresIdempotencyStore) => ({
+            store,
+            // DatabaseShutdown closes it, before the pool it borrows.
+            closeStoreOnShutdown: false,
+            // Transactional calls only: a duplicate waits on the record's unique index, never on a lease.
+            coordinator: { inFlight: InFlightMode.Raise, tracer: trace.getTracer('orders') },
+          }),
+        }),
+      ],
       providers: [
         { provide: HANDLE, useFactory: () => openOrdersDatabase(config) },
         { provide: ORDERS_DB, inject: [HANDLE], useFactory: (h: OrdersDatabaseHandle) => h.db },
         { provide: ORDERS_POOL, inject: [HANDLE], useFactory: (h: OrdersDatabaseHandle) => h.pool },
         { provide: ORDERS_STORE, inject: [HANDLE], useFactory: (h: OrdersDatabaseHandle) => h.store },
         {
-          provide: ORDERS_COORDINATOR,
+          provide: ORDERS_TRANSACTIONS,
           inject: [HANDLE],
-          // Transactional calls only: a duplicate waits on the record's unique index, never on a lease.
-          useFactory: (h: OrdersDatabaseHandle) =>
-            new IdempotencyCoordinator(h.store, {
-              inFlight: InFlightMode.Raise,
-              tracer: trace.getTracer('orders'),
-            }),
+          useFactory:
+            ({ pool }: OrdersDatabaseHandle): TransactionRunner<pg.PoolClient> =>
+            (work) =>
+              withPgTransaction(pool, work),
         },
         DatabaseShutdown,
       ],
-      exports: [ORDERS_DB, ORDERS_POOL, ORDERS_STORE, ORDERS_COORDINATOR],
+      exports: [ORDERS_DB, ORDERS_POOL, ORDERS_STORE, ORDERS_TRANSACTIONS],
     };
   }
 }

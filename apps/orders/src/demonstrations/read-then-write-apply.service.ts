@@ -1,8 +1,12 @@
 import { Injectable } from '@nestjs/common';
 import { OrderStatus, type Charge } from '@retry-safe/contracts';
+import type { RecordOf } from '../config/orders-idempotency-settings.js';
+import type { ReservationOwner } from '../database/orders-database.js';
 import { withPgTransaction, type NamedStatement } from '../database/pg-transaction.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { INSERT_PAYMENT_ROW, OrdersRepository, paymentRowValues } from '../orders/orders.repository.js';
+import type { ChargeApplication } from '../payments/charge-application.js';
+import { PaymentReservations } from '../payments/payment-reservations.repository.js';
 
 // The demonstration's steps, one statement each (the design's apply is OrdersRepository.applyCharge alone).
 const CHARGE_RECORDED: NamedStatement = {
@@ -28,24 +32,25 @@ const ADD_TO_PAID: NamedStatement = {
  * replay.
  */
 @Injectable()
-export class ReadThenWriteApply {
+export class ReadThenWriteApply implements ChargeApplication {
   constructor(
     private readonly orders: OrdersRepository,
+    private readonly reservations: PaymentReservations,
     private readonly faults: OrderFaults,
   ) {}
 
-  /** Applies `charge` unless a read finds it applied; true if this call added its amount. */
-  apply(charge: Charge, idempotencyKey: string): Promise<boolean> {
-    return withPgTransaction(this.orders.pool, async (client) => {
+  /** Applies `charge` unless a read finds it applied, then gives the key's reservation back. */
+  async apply(charge: Charge, record: RecordOf<Charge>, owner: ReservationOwner): Promise<void> {
+    await withPgTransaction(this.orders.pool, async (client) => {
       const recorded = await client.query({ ...CHARGE_RECORDED, values: [charge.id] });
-      if ((recorded.rowCount ?? 0) > 0) return false;
-      await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, { 'idempotency-key': idempotencyKey });
+      if ((recorded.rowCount ?? 0) > 0) return;
+      await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, { 'idempotency-key': record.key });
       await client.query({
         ...ADD_TO_PAID,
         values: [charge.orderId, charge.amount, OrderStatus.Paid, OrderStatus.AwaitingPayment],
       });
       await client.query({ ...INSERT_PAYMENT, values: paymentRowValues(charge) });
-      return true;
     });
+    await this.reservations.release(owner, charge.orderId);
   }
 }

@@ -1,61 +1,53 @@
-import { Inject, Injectable, type OnModuleDestroy } from '@nestjs/common';
-import { REDIS_CLIENT } from '@retry-safe/app-shell';
+import { Inject, Injectable } from '@nestjs/common';
 import {
-  IdempotencyCoordinator,
-  InFlightMode,
+  makeIdempotentWithOutcome,
+  schemaCodec,
   type CoordinatedResult,
-  type CoordinateRequest,
+  type IdempotencyCoordinator,
 } from '@retry-safe/idempotency';
-import { RedisIdempotencyStore } from '@retry-safe/idempotency/redis';
-import type { Cluster, Redis } from 'ioredis';
-import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
-
-/**
- * The demonstration's lease: short, so the retry after a crash takes the key over in about a second (the
- * coordinator's default, 30 s, only makes the client wait longer for the same second order).
- */
-export const DEMO_RECORD_LEASE_MS = 1_000;
+import { OrdersIdempotencySettings, type RecordOf } from '../config/orders-idempotency-settings.js';
+import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
+import { OrderSchema, type Order } from '../orders/order.js';
+import type { NewOrder, OrderCreation } from '../orders/order-creation.js';
+import { OrdersRepository } from '../orders/orders.repository.js';
+import { REDIS_RECORDS_COORDINATOR } from './record-in-redis.module.js';
 
 /**
  * DEMONSTRATION of the wrong design of the db-effect scenario (`PUT /__config {"createRecord": "redis"}`): the
  * processing record of a new order kept in a separate store (Redis, the queue's), around the order's own
- * transaction. The coordinator is the real one (claim, lease renewed while the action runs, complete); what it
- * cannot do is commit the record with the order. Killed between the order's COMMIT and the record's completion,
- * the order stays and the record is a reservation whose lease runs out: the retry takes the key over and creates
- * a second order. A duplicate in flight waits for the owner (its lease), then replays or takes over.
+ * transaction. The coordinator is the real one (claim, lease renewed while the action runs, complete), reached
+ * through the library's function form; what it cannot do is commit the record with the order. Killed between the
+ * order's COMMIT and the record's completion, the order stays and the record is a reservation whose lease runs
+ * out: the retry takes the key over and creates a second order. A duplicate in flight waits for the owner (its
+ * lease), then replays or takes over.
  */
 @Injectable()
-export class RecordInRedis implements OnModuleDestroy {
-  // Made on first use: a process never switched to the demonstration never has this store.
-  private demo: { store: RedisIdempotencyStore; coordinator: IdempotencyCoordinator } | undefined;
+export class RecordInRedis implements OrderCreation {
+  /** The order's creation, once per record's key, with the record in Redis. */
+  readonly create: (order: NewOrder, record: RecordOf<Order>) => Promise<CoordinatedResult<Order>>;
 
   constructor(
-    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
-    @Inject(REDIS_CLIENT) private readonly redis: Redis | Cluster,
-  ) {}
-
-  /** Runs `action` (its own transaction) under a record in Redis. */
-  coordinate<T>(request: CoordinateRequest<T>, action: () => Promise<T>): Promise<CoordinatedResult<T>> {
-    return this.coordinator().coordinateWithOutcome(request, action);
-  }
-
-  async onModuleDestroy(): Promise<void> {
-    await this.demo?.store.close();
-  }
-
-  private coordinator(): IdempotencyCoordinator {
-    if (this.demo === undefined) {
-      // Under the queue's prefix: a shared Redis (the demo's) keeps each stack's records apart.
-      const store = new RedisIdempotencyStore(this.redis, {
-        keyPrefix: `${this.config.bullmqPrefix}:demo-idem:`,
-      });
-      const coordinator = new IdempotencyCoordinator(store, {
-        inFlight: InFlightMode.Wait,
-        leaseMs: DEMO_RECORD_LEASE_MS,
-        renewLease: true,
-      });
-      this.demo = { store, coordinator };
-    }
-    return this.demo.coordinator;
+    @Inject(REDIS_RECORDS_COORDINATOR) coordinator: IdempotencyCoordinator,
+    settings: OrdersIdempotencySettings,
+    orders: OrdersRepository,
+    faults: OrderFaults,
+  ) {
+    // The same operation, key and fingerprint as the right design's record (recordedWrite), in another store.
+    this.create = makeIdempotentWithOutcome(
+      coordinator,
+      async (_context, order: NewOrder, record: RecordOf<Order>) => {
+        // The order commits on its own (one INSERT); the record completes in Redis after it.
+        const created = await orders.insert(orders.pool, order);
+        await faults.trip(OrderFaultPoint.AfterCreateCommit, { 'idempotency-key': record.key });
+        return created;
+      },
+      {
+        operation: (_order, record) => record.operation,
+        key: (_order, record) => record.key,
+        fingerprint: (_order, record) => record.fingerprint,
+        codec: schemaCodec(OrderSchema),
+        settings: () => settings.idempotencySettings(),
+      },
+    );
   }
 }

@@ -11,10 +11,10 @@ export const OrderFaultPoint = {
   /** Payments answered 201 (the provider charged); the Charge not applied to the order yet. */
   AfterCharge: 'orders/after-charge',
   /**
-   * Applying a Charge: decided that it is to be applied (before a fresh key's one statement, after the claim of
-   * the record for the key on the claim path, or, in the read-then-write demonstration, after the read found no
-   * payment); nothing written yet. A `delay` here lets two retries overlap in the window a read-then-write leaves
-   * open.
+   * Applying a Charge: decided that it is to be applied (in the applying transaction, before its write: first in
+   * the optimistic transaction, after the claim of the key's record on the claim path, or, in the read-then-write
+   * demonstration, after the read found no payment); nothing written yet. A `delay` here lets two retries overlap
+   * in the window a read-then-write leaves open.
    */
   BeforeApplyWrite: 'orders/before-apply-write',
   /** An invoice request and its outbox row committed; not on the queue yet. */

@@ -1,5 +1,5 @@
 import { Body, Controller, HttpCode, HttpStatus, Param, Post, UseGuards } from '@nestjs/common';
-import { Chain, type ChainContext, JsonContentTypeGuard } from '@retry-safe/app-shell';
+import { Chain, type ChainContext, JsonContentTypeGuard } from '@retry-safe/app-shell/http';
 import { TenantId } from '../common/tenant-id.decorator.js';
 import { InvoiceRequestSchema, OrderIdSchema, type InvoiceRequest } from '@retry-safe/contracts';
 import { InvoicesService, type InvoiceReceipt } from './invoices.service.js';

@@ -1,19 +1,19 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable, Logger } from '@nestjs/common';
-import { RuntimeSettings } from '@retry-safe/app-shell';
 import { InvoiceJobSchema } from '@retry-safe/contracts';
+import type { Transaction } from 'kysely';
 import {
   InvoiceVersionConflictError,
   InvoiceVersionLimitError,
   OrderNotFoundError,
 } from '../common/orders-errors.js';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
-import { InvoicePublishMode, type OrdersSettings } from '../config/orders-settings.js';
+import type { OrdersDatabase } from '../database/orders-database.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrdersRepository } from '../orders/orders.repository.js';
+import { INVOICE_DELIVERY, type InvoiceDelivery } from './invoice-delivery.js';
 import { InvoiceRateLimiter } from './invoice-rate-limiter.js';
 import { InvoicesRepository } from './invoices.repository.js';
-import { OutboxRelay } from './outbox-relay.service.js';
 
 /** What the producer tells its caller: the id of this delivery of the invoice. */
 export interface InvoiceReceipt {
@@ -21,13 +21,11 @@ export interface InvoiceReceipt {
 }
 
 /**
- * Invoice requests, through an outbox. A tenant's requests are rate-limited first; then one transaction records
- * the request (one per order and version, at most `INVOICE_MAX_VERSIONS` versions per order; another address for
- * a recorded version is refused) and the delivery to publish; the relay puts it on the queue after the
- * commit. A crash between the commit and the publication loses nothing (the row waits for the relay), and there is
- * no publication of a request that did not commit. Every call is a new delivery with a fresh `deliveryId` (also the
- * BullMQ job id): deduplication by order and version is the worker's business. The outbox scenario's
- * demonstration (`invoicePublish: publish-after-commit`) commits the request alone and publishes after the commit.
+ * Invoice requests. A tenant's requests are rate-limited first; then one transaction records the request (one per
+ * order and version, at most `INVOICE_MAX_VERSIONS` versions per order; another address for a recorded version is
+ * refused) with what the {@link InvoiceDelivery} in force delivers it by (the design: an outbox row, which the
+ * relay publishes after the commit). Every call is a new delivery with a fresh `deliveryId` (also the BullMQ job
+ * id): deduplication by order and version is the worker's business.
  */
 @Injectable()
 export class InvoicesService {
@@ -37,13 +35,12 @@ export class InvoicesService {
     private readonly orders: OrdersRepository,
     private readonly invoices: InvoicesRepository,
     private readonly faults: OrderFaults,
-    private readonly settings: RuntimeSettings<OrdersSettings>,
-    private readonly relay: OutboxRelay,
     private readonly rateLimiter: InvoiceRateLimiter,
+    @Inject(INVOICE_DELIVERY) private readonly delivery: InvoiceDelivery,
     @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
   ) {}
 
-  /** Requests `orderId`'s invoice `version` for `email`; resolves once the delivery is committed to the outbox. */
+  /** Requests `orderId`'s invoice `version` for `email`; resolves once the delivery is committed. */
   async publish(
     tenantId: string,
     orderId: string,
@@ -58,31 +55,34 @@ export class InvoicesService {
       invoiceVersion: version,
       email,
     });
-    const outbox = this.settings.current.invoicePublish === InvoicePublishMode.Outbox;
     // Before the transaction: a refused request holds no connection and writes nothing.
     await this.rateLimiter.admit(tenantId);
-    const { maxVersions } = this.config.invoices;
-    await this.invoices.db.transaction().execute(async (trx) => {
-      if ((await this.orders.find(trx, tenantId, orderId)) === undefined)
-        throw new OrderNotFoundError(orderId);
-      const recorded = await this.invoices.request(trx, orderId, version, email, maxVersions);
-      if (recorded === undefined) throw new InvoiceVersionLimitError(orderId, maxVersions);
-      if (recorded !== email) throw new InvoiceVersionConflictError(orderId, version);
-      if (outbox) await this.invoices.addToOutbox(trx, job);
+    const writes = (trx: Transaction<OrdersDatabase>) => this.record(trx, tenantId, orderId, version, email);
+    await this.delivery.deliver(job, writes, async () => {
+      this.logger.log({
+        msg: 'invoice delivery committed',
+        requestId,
+        deliveryId: job.deliveryId,
+        orderId,
+        version,
+      });
+      await this.faults.trip(OrderFaultPoint.AfterInvoiceCommit, { 'delivery-id': job.deliveryId });
     });
-    this.logger.log({
-      msg: 'invoice delivery committed',
-      requestId,
-      deliveryId: job.deliveryId,
-      orderId,
-      version,
-    });
-    await this.faults.trip(OrderFaultPoint.AfterInvoiceCommit, { 'delivery-id': job.deliveryId });
-    if (!outbox) {
-      // DEMONSTRATION (outbox): published after the commit; killed at the point above, the delivery is lost.
-      await this.relay.publishDirectly(job);
-      await this.invoices.recordPublished(job);
-    }
     return { deliveryId: job.deliveryId };
+  }
+
+  /** The request, in the delivery's transaction: the order is the tenant's, the version within the limit. */
+  private async record(
+    trx: Transaction<OrdersDatabase>,
+    tenantId: string,
+    orderId: string,
+    version: number,
+    email: string,
+  ): Promise<void> {
+    if ((await this.orders.find(trx, tenantId, orderId)) === undefined) throw new OrderNotFoundError(orderId);
+    const { maxVersions } = this.config.invoices;
+    const recorded = await this.invoices.request(trx, orderId, version, email, maxVersions);
+    if (recorded === undefined) throw new InvoiceVersionLimitError(orderId, maxVersions);
+    if (recorded !== email) throw new InvoiceVersionConflictError(orderId, version);
   }
 }

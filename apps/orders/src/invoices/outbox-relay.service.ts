@@ -1,11 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
-import { REDIS_CLIENT } from '@retry-safe/app-shell';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { IntervalLoop, REDIS_CLIENT } from '@retry-safe/app-shell';
 import { INVOICES_QUEUE, INVOICE_JOB_NAME, type InvoiceJob } from '@retry-safe/contracts';
 import { Queue } from 'bullmq';
 import { BullMQOtel } from 'bullmq-otel';
@@ -31,14 +25,11 @@ import { InvoicesRepository, OUTBOX_CHANNEL } from './invoices.repository.js';
  * transiently failing job alive (24 h by default).
  */
 @Injectable()
-export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
+export class OutboxRelay implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(OutboxRelay.name);
   private readonly queue: Queue<InvoiceJob, unknown, typeof INVOICE_JOB_NAME>;
+  private readonly loop: IntervalLoop<number>;
   private listener: pg.Client | undefined;
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<void> | undefined;
-  private again = false;
-  private stopped = false;
 
   constructor(
     @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
@@ -64,14 +55,23 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     this.queue.on('error', (error: Error) =>
       this.logger.warn({ msg: 'invoice queue error', error: error.message }),
     );
+    this.loop = new IntervalLoop(
+      {
+        name: OutboxRelay.name,
+        periodMs: config.outbox.pollMs,
+        tickTimeoutMs: config.outbox.leaseMs,
+        immediate: true,
+        failureMessage: 'outbox round failed; the rows wait for the next',
+      },
+      () => this.round(),
+    );
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  async onModuleInit(): Promise<void> {
     await this.listen().catch((error: unknown) =>
       this.logger.warn({ msg: 'outbox LISTEN failed; polling only', error: String(error) }),
     );
-    this.timer = setInterval(() => this.wake(), this.config.outbox.pollMs);
-    this.wake();
+    this.loop.start();
   }
 
   /**
@@ -85,14 +85,12 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
 
   /** Publishes what is pending now; resolves when the outbox is empty (for tests and shutdown). */
   async drain(): Promise<void> {
-    this.wake();
-    while (this.running !== undefined) await this.running;
+    this.loop.wake();
+    await this.loop.idle();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    while (this.running !== undefined) await this.running;
+    await this.loop.stop();
     await this.listener?.end().catch(() => undefined);
     await this.queue.close();
   }
@@ -100,35 +98,10 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
   private async listen(): Promise<void> {
     const listener = new pg.Client(boundedConnection(this.config));
     listener.on('error', (error) => this.logger.warn({ msg: 'outbox listener error', error: error.message }));
-    listener.on('notification', () => this.wake());
+    listener.on('notification', () => this.loop.wake());
     await listener.connect();
     await listener.query(`LISTEN ${OUTBOX_CHANNEL}`);
     this.listener = listener;
-  }
-
-  /** Starts a round, or asks the running one for another: rounds never overlap within a process. */
-  private wake(): void {
-    if (this.stopped) return;
-    if (this.running !== undefined) {
-      this.again = true;
-      return;
-    }
-    this.running = this.rounds().finally(() => {
-      this.running = undefined;
-    });
-  }
-
-  private async rounds(): Promise<void> {
-    do {
-      this.again = false;
-      try {
-        // A full batch means there may be more: go on at once.
-        if ((await this.round()) === this.config.outbox.batchSize) this.again = true;
-      } catch (error) {
-        this.logger.warn({ msg: 'outbox round failed; the rows wait for the next', error: String(error) });
-        return;
-      }
-    } while (this.again && !this.stopped);
   }
 
   /**
@@ -136,6 +109,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
    * connection), mark (one statement). A publish that fails gives its rows back for the next round; a crash or a
    * stall past the lease between the publish and the mark lets a relay publish them again, which the queue
    * ignores (same job id) while the job is kept, and the worker's record of the invoice version dedupes after.
+   * A full batch means there may be more: the next round follows at once.
    */
   private async round(): Promise<number> {
     const claimed = await this.invoices.claimUnpublished(
@@ -163,6 +137,7 @@ export class OutboxRelay implements OnApplicationBootstrap, OnModuleDestroy {
     await this.faults.trip(OrderFaultPoint.AfterPublish, { 'delivery-id': rows[0]?.deliveryId ?? '' });
     await this.invoices.markPublished(rows.map((row) => row.id));
     this.metrics.invoicesEnqueued.inc(rows.length);
+    if (rows.length === this.config.outbox.batchSize) this.loop.wake();
     return rows.length;
   }
 }

@@ -1,10 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { IntervalLoop } from '@retry-safe/app-shell';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { InvoicesRepository } from './invoices.repository.js';
 
@@ -16,48 +11,46 @@ import { InvoicesRepository } from './invoices.repository.js';
  * `published`. Every replica sweeps; two at once delete disjoint rows or nothing.
  */
 @Injectable()
-export class OutboxRetention implements OnApplicationBootstrap, OnModuleDestroy {
+export class OutboxRetention implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(OutboxRetention.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
-  private stopped = false;
+  private readonly loop: IntervalLoop<number>;
 
   constructor(
     @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
     private readonly invoices: InvoicesRepository,
-  ) {}
+  ) {
+    this.loop = new IntervalLoop(
+      {
+        name: OutboxRetention.name,
+        periodMs: config.outbox.cleanupIntervalMs,
+        tickTimeoutMs: config.outbox.cleanupIntervalMs,
+        immediate: true,
+        failureMessage: 'outbox cleanup failed; retried next interval',
+      },
+      (signal) => this.deleteExpired(signal),
+    );
+  }
 
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), this.config.outbox.cleanupIntervalMs);
-    void this.sweep();
+  onModuleInit(): void {
+    this.loop.start();
   }
 
   async onModuleDestroy(): Promise<void> {
-    this.stopped = true;
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
   }
 
   /** One sweep (or the one running): resolves to the rows it deleted; a failed sweep waits for the next. */
-  sweep(): Promise<number> {
-    this.running ??= this.deleteExpired()
-      .catch((error: unknown) => {
-        this.logger.warn({ msg: 'outbox cleanup failed; retried next interval', error: String(error) });
-        return 0;
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
+  async sweep(): Promise<number> {
+    return (await this.loop.run()) ?? 0;
   }
 
-  private async deleteExpired(): Promise<number> {
+  private async deleteExpired(signal: AbortSignal): Promise<number> {
     const { retentionMs, cleanupBatchSize } = this.config.outbox;
     let total = 0;
     for (;;) {
       const deleted = await this.invoices.deletePublished(retentionMs, cleanupBatchSize);
       total += deleted;
-      if (deleted < cleanupBatchSize || this.stopped) break;
+      if (deleted < cleanupBatchSize || signal.aborted) break;
     }
     if (total > 0) this.logger.log({ msg: 'published outbox rows deleted', rows: total, retentionMs });
     return total;

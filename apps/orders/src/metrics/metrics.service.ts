@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { HttpMetrics } from '@retry-safe/app-shell';
+import { HttpMetrics } from '@retry-safe/app-shell/telemetry';
 
 /**
  * Prometheus metrics of the orders service: the shared HTTP and upstream metrics, and its own (in the same registry;

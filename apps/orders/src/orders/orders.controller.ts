@@ -11,7 +11,7 @@ import {
   UseGuards,
 } from '@nestjs/common';
 import type { Response } from 'express';
-import { IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/app-shell';
+import { IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/app-shell/http';
 import {
   OrderCreateSchema,
   OrderIdSchema,

@@ -3,8 +3,7 @@ import type { Charge } from '@retry-safe/contracts';
 import { OrderStatus } from '@retry-safe/contracts';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type pg from 'pg';
-import type { PostgresIdempotencyStore } from '@retry-safe/idempotency/postgres';
-import { ORDERS_DB, ORDERS_POOL, ORDERS_STORE } from '../database/database.module.js';
+import { ORDERS_DB, ORDERS_POOL } from '../database/database.module.js';
 import type { NamedStatement } from '../database/pg-transaction.js';
 import {
   amountOf,
@@ -18,20 +17,6 @@ import { OrderSchema, type Order, type OrderInvoice, type OrderPayment } from '.
 export interface OrderCursor {
   readonly createdAt: Date;
   readonly id: string;
-}
-
-/**
- * The completed processing record a fresh key's statement writes with its row
- * ({@link OrdersRepository.insertWithRecord}, {@link OrdersRepository.applyChargeWithRecord}).
- */
-export interface CompletedRecord {
-  readonly operation: string;
-  readonly key: string;
-  readonly owner: string;
-  readonly fingerprint: string;
-  /** The request codec's encoding of the answer (the order's 201 body, the Charge), so a replay is the same bytes. */
-  readonly payload: string;
-  readonly ttlMs: number;
 }
 
 /** The orders database, or an open transaction on it. */
@@ -63,29 +48,25 @@ const FIND_ORDER: NamedStatement = {
   name: 'orders:find-for-payment',
   text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND tenant_id = $2`,
 };
-// A Charge's row, inserted at most once: the primary key decides (values $1..$6: paymentRowValues).
-const INTO_PAYMENTS = `INSERT INTO order_payments (charge_id, order_id, amount, currency, status, provider_charge_id)`;
-const ONCE_PER_CHARGE = 'ON CONFLICT (charge_id) DO NOTHING';
-/** A Charge's row, once (values $1..$6: {@link paymentRowValues}). */
-export const INSERT_PAYMENT_ROW = `${INTO_PAYMENTS} VALUES ($1, $2, $3, $4, $5, $6) ${ONCE_PER_CHARGE}`;
-/** The CTE `released`: the payment key's reservation on the order ($9 tenant, $10 key), deleted when `guard` holds. */
-function releasedCte(guard: string): string {
-  return `released AS (DELETE FROM order_payment_reservations
-      WHERE tenant_id = $9 AND key = $10 AND order_id = $2 ${guard} RETURNING amount)`;
-}
+/** A Charge's row, once: the primary key decides (values $1..$6: {@link paymentRowValues}). */
+export const INSERT_PAYMENT_ROW = `INSERT INTO order_payments
+    (charge_id, order_id, amount, currency, status, provider_charge_id) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (charge_id) DO NOTHING`;
 /**
- * What the rows of the CTE `applied` (those inserted) add to their order's `paid_amount`, and what `released` takes
- * from its `reserved_amount`, in one UPDATE; $7 paid, $8 awaiting payment. A replayed Charge (nothing inserted)
- * only gives its reservation back.
+ * The Charge's row inserted once (`applied`), the payment key's reservation on the order deleted (`released`: $9
+ * tenant, $10 key), and in one UPDATE what was inserted added to the order's `paid_amount` and what was released
+ * taken from its `reserved_amount` ($7 paid, $8 awaiting payment). A replayed Charge (nothing inserted) only gives
+ * its reservation back.
  */
 const APPLIED_SUM = 'COALESCE((SELECT sum(amount) FROM applied), 0)';
-const ADD_APPLIED = `UPDATE orders SET paid_amount = orders.paid_amount + ${APPLIED_SUM},
-      reserved_amount = orders.reserved_amount - COALESCE((SELECT sum(amount) FROM released), 0),
-      status = CASE WHEN orders.paid_amount + ${APPLIED_SUM} >= orders.amount THEN $7 ELSE $8 END
-    WHERE orders.id = $2 AND (EXISTS (SELECT 1 FROM applied) OR EXISTS (SELECT 1 FROM released))`;
 const APPLY_CHARGE: NamedStatement = {
   name: 'orders:apply-charge',
-  text: `WITH applied AS (${INSERT_PAYMENT_ROW} RETURNING order_id, amount), ${releasedCte('')} ${ADD_APPLIED}
+  text: `WITH applied AS (${INSERT_PAYMENT_ROW} RETURNING order_id, amount),
+    released AS (DELETE FROM order_payment_reservations
+      WHERE tenant_id = $9 AND key = $10 AND order_id = $2 RETURNING amount)
+    UPDATE orders SET paid_amount = orders.paid_amount + ${APPLIED_SUM},
+      reserved_amount = orders.reserved_amount - COALESCE((SELECT sum(amount) FROM released), 0),
+      status = CASE WHEN orders.paid_amount + ${APPLIED_SUM} >= orders.amount THEN $7 ELSE $8 END
+    WHERE orders.id = $2 AND (EXISTS (SELECT 1 FROM applied) OR EXISTS (SELECT 1 FROM released))
     RETURNING (SELECT count(*) FROM applied)::int AS applied`,
 };
 
@@ -100,47 +81,12 @@ export class OrdersRepository {
   constructor(
     @Inject(ORDERS_DB) readonly db: Kysely<OrdersDatabase>,
     @Inject(ORDERS_POOL) readonly pool: pg.Pool,
-    @Inject(ORDERS_STORE) private readonly store: PostgresIdempotencyStore,
   ) {}
 
   /**
-   * A fresh key's order and its completed processing record in ONE autocommitted statement: the CTE is the
-   * record's `INSERT ... ON CONFLICT DO NOTHING` (the store's `insertCompletedSql`, the statement of its
-   * `insert_completed` function, planned once per connection here), and the order is inserted only from its row. So a
-   * crash leaves both or neither, and a key with any record (or one a concurrent statement commits first: the
-   * record's unique index makes this one wait, then do nothing) writes nothing and answers undefined; the caller
-   * then goes through the coordinator. `order` is the 201 body, known before the statement (`createdAt` at ms
-   * precision, as the column keeps it), and `record.payload` its encoding, so the row and a replay agree.
-   * Answers the record's fencing token.
-   */
-  async insertWithRecord(
-    order: Order & { tenantId: string },
-    record: CompletedRecord,
-  ): Promise<number | undefined> {
-    // Parameters $1..$6 are the order's, $7..$13 the record's (the store's helper writes its SQL).
-    const call = this.store.insertCompletedSql(7, record);
-    const { rows } = await this.pool.query<{ fencing_token: string }>({
-      name: 'orders:insert-with-record',
-      text: `WITH rec AS (${call.sql})
-    INSERT INTO orders (id, tenant_id, amount, currency, status, created_at)
-    SELECT $1, $2, $3, $4, $5, $6 FROM rec RETURNING (SELECT fencing_token FROM rec)`,
-      values: [
-        order.id,
-        order.tenantId,
-        order.amount,
-        order.currency,
-        order.status,
-        order.createdAt,
-        ...call.values,
-      ],
-    });
-    const row = rows[0];
-    return row === undefined ? undefined : Number(row.fencing_token);
-  }
-
-  /**
    * Inserts a new order awaiting payment, on `executor`: the caller's transaction, so it commits with its
-   * processing record (or the pool, for the benchmark switch without records). One named statement.
+   * processing record (the pool: autocommitted alone, as the record-in-Redis demonstration does). One named
+   * statement.
    */
   async insert(
     executor: pg.Pool | pg.PoolClient,
@@ -249,40 +195,5 @@ export class OrdersRepository {
       ],
     });
     return (rows[0]?.applied ?? 0) > 0;
-  }
-
-  /**
-   * A fresh key's Charge applied with its completed record in ONE autocommitted statement, as
-   * {@link OrdersRepository.insertWithRecord} creates an order: the CTE is the record's `INSERT ... ON CONFLICT DO
-   * NOTHING`, and the Charge's row is inserted (and added to the order, its key's reservation turned into paid
-   * amount, as {@link OrdersRepository.applyCharge} does) only from its row. A key with any record, or one a
-   * concurrent statement commits first, writes nothing and answers undefined: the caller then goes through the
-   * coordinator. Answers the record's fencing token.
-   */
-  async applyChargeWithRecord(
-    charge: Charge,
-    record: CompletedRecord,
-    tenantId: string,
-  ): Promise<number | undefined> {
-    // Parameters $1..$10 are APPLY_CHARGE's, $11..$17 the record's (the store's helper writes its SQL).
-    const call = this.store.insertCompletedSql(11, record);
-    const { rows } = await this.pool.query<{ fencing_token: string }>({
-      name: 'orders:apply-charge-with-record',
-      text: `WITH rec AS (${call.sql}),
-    applied AS (${INTO_PAYMENTS} SELECT $1, $2, $3, $4, $5, $6 FROM rec ${ONCE_PER_CHARGE} RETURNING order_id, amount),
-    ${releasedCte('AND EXISTS (SELECT 1 FROM rec)')},
-    paid AS (${ADD_APPLIED})
-    SELECT fencing_token FROM rec`,
-      values: [
-        ...paymentRowValues(charge),
-        OrderStatus.Paid,
-        OrderStatus.AwaitingPayment,
-        tenantId,
-        record.key,
-        ...call.values,
-      ],
-    });
-    const row = rows[0];
-    return row === undefined ? undefined : Number(row.fencing_token);
   }
 }

@@ -1,22 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { Inject, Injectable, Logger } from '@nestjs/common';
-import { RuntimeSettings, ValidationFailedError } from '@retry-safe/app-shell';
-import { OrderStatus, type OrderCreate, type OrderListQuery } from '@retry-safe/contracts';
-import {
-  CoordinateOutcome,
-  IdempotencyCoordinator,
-  fingerprintOf,
-  schemaCodec,
-  type CoordinatedResult,
-} from '@retry-safe/idempotency';
+import { Inject, Injectable } from '@nestjs/common';
+import { ValidationFailedError } from '@retry-safe/app-shell/http';
+import type { OrderCreate, OrderListQuery } from '@retry-safe/contracts';
+import { fingerprintOf, schemaCodec, type CoordinatedResult } from '@retry-safe/idempotency';
 import { OrderNotFoundError } from '../common/orders-errors.js';
-import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
-import { CreateRecordMode, type OrdersSettings } from '../config/orders-settings.js';
-import { ORDERS_COORDINATOR } from '../database/database.module.js';
-import { withPgTransaction } from '../database/pg-transaction.js';
-import { RecordInRedis } from '../demonstrations/record-in-redis.service.js';
-import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrderSchema, type Order, type OrderDetails, type OrderPage } from './order.js';
+import { ORDER_CREATION, type OrderCreation } from './order-creation.js';
 import { OrdersRepository, orderOf, type OrderCursor } from './orders.repository.js';
 
 const orderCodec = schemaCodec(OrderSchema);
@@ -30,99 +19,25 @@ export function createOrderOperation(tenantId: string): string {
 @Injectable()
 export class OrdersService {
   constructor(
-    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
-    @Inject(ORDERS_COORDINATOR) private readonly coordinator: IdempotencyCoordinator,
     private readonly orders: OrdersRepository,
-    private readonly faults: OrderFaults,
-    private readonly settings: RuntimeSettings<OrdersSettings>,
-    private readonly recordInRedis: RecordInRedis,
-  ) {
-    if (!config.idempotency.enabled) {
-      new Logger(OrdersService.name).warn({
-        msg: 'IDEMPOTENCY_ENABLED=false: BENCHMARK SWITCH. Orders are created and charges applied with no processing record, so a retry creates a second order. Never run this in production.',
-      });
-    }
-  }
+    @Inject(ORDER_CREATION) private readonly creation: OrderCreation,
+  ) {}
 
   /**
-   * Creates an order once per tenant and key. A fresh key costs one autocommitted statement that writes the order
-   * row and its completed processing record together ({@link OrdersRepository.insertWithRecord}): the 201 body is
-   * known before it (the id minted here, `createdAt` set here at the column's ms precision), so the record holds
-   * the very bytes a replay answers. A crash leaves both or neither, so the retry finds the record and replays the
-   * order instead of creating a second one. When the key has a record (replay, reuse, released or expired) or a
-   * concurrent call commits it first, that statement writes nothing and the call goes through the coordinator's
-   * claim in one transaction with the INSERT (`coordinateInTransaction`): the same order replayed,
-   * `idempotency_key_reused` before anything is written, or the order created again for a released key. The db-effect scenario's demonstration (`createRecord: redis`) keeps the record in
-   * Redis instead, to show the second order it costs.
+   * Creates an order once per tenant and key: its record is the key's (operation per tenant, a fingerprint of the
+   * amount and currency, the 201 body stored so a replay is the same bytes), kept where the {@link OrderCreation}
+   * in force keeps it (the design: in the order's transaction).
    */
-  async create(
-    tenantId: string,
-    order: OrderCreate,
-    idempotencyKey: string,
-  ): Promise<CoordinatedResult<Order>> {
-    const record = {
-      operation: createOrderOperation(tenantId),
-      key: idempotencyKey,
-      ttlMs: this.config.idempotency.ttlMs,
-      codec: orderCodec,
-      fingerprint: fingerprintOf({ amount: order.amount, currency: order.currency }),
-    };
-    const row = { id: randomUUID(), tenantId, ...order, createdAt: new Date() };
-    if (this.settings.current.createRecord === CreateRecordMode.Redis) {
-      // DEMONSTRATION (db-effect): the order commits on its own (one INSERT), the record completes later in Redis.
-      return this.recordInRedis.coordinate(record, async () => {
-        const created = await this.orders.insert(this.orders.pool, row);
-        await this.faults.trip(OrderFaultPoint.AfterCreateCommit, { 'idempotency-key': idempotencyKey });
-        return created;
-      });
-    }
-    const result = this.config.idempotency.enabled
-      ? ((await this.createInOneStatement(row, record)) ??
-        // The key has a record (or the statement failed): the claim decides, in one transaction with the INSERT.
-        (await withPgTransaction(this.orders.pool, (client) =>
-          this.coordinator.coordinateInTransactionWithOutcome(client, record, () =>
-            this.orders.insert(client, row),
-          ),
-        )))
-      : {
-          // BENCHMARK SWITCH (`IDEMPOTENCY_ENABLED=false`): the INSERT alone, so a retry creates a second order.
-          value: await this.orders.insert(this.orders.pool, row),
-          outcome: CoordinateOutcome.Unprotected,
-          fencingToken: 0,
-        };
-    await this.faults.trip(OrderFaultPoint.AfterCreateCommit, { 'idempotency-key': idempotencyKey });
-    return result;
-  }
-
-  /**
-   * The fresh key's path: the order and its record in one statement, or undefined when nothing was written (the
-   * key has a record) or the statement failed. Either way the coordinator's path decides next, and it is safe
-   * after a statement that did commit but whose answer was lost: it finds the record and replays it.
-   */
-  private async createInOneStatement(
-    row: { id: string; tenantId: string; amount: number; currency: string; createdAt: Date },
-    record: { operation: string; key: string; ttlMs: number; fingerprint: string },
-  ): Promise<CoordinatedResult<Order> | undefined> {
-    // The 201 body, through the schema as every answer (the same key order, so the same bytes as a replay).
-    const value = OrderSchema.parse({
-      id: row.id,
-      status: OrderStatus.AwaitingPayment,
-      amount: row.amount,
-      currency: row.currency,
-      paidAmount: 0,
-      createdAt: row.createdAt.toISOString(),
-    });
-    try {
-      const fencingToken = await this.orders.insertWithRecord(
-        { ...value, tenantId: row.tenantId },
-        { ...record, owner: `orders.${row.id}`, payload: orderCodec.encode(value) },
-      );
-      return fencingToken === undefined
-        ? undefined
-        : { value, outcome: CoordinateOutcome.Executed, fencingToken };
-    } catch {
-      return undefined;
-    }
+  create(tenantId: string, order: OrderCreate, idempotencyKey: string): Promise<CoordinatedResult<Order>> {
+    return this.creation.create(
+      { id: randomUUID(), tenantId, amount: order.amount, currency: order.currency, createdAt: new Date() },
+      {
+        operation: createOrderOperation(tenantId),
+        key: idempotencyKey,
+        codec: orderCodec,
+        fingerprint: fingerprintOf({ amount: order.amount, currency: order.currency }),
+      },
+    );
   }
 
   /** The tenant's order with its charges and invoice requests; `order_not_found` for another tenant's. */

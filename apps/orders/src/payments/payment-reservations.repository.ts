@@ -133,16 +133,16 @@ export class PaymentReservations {
   }
 
   /**
-   * Releases the reservations whose key's records expired, `batchSize` at a time until a batch comes back short.
-   * Answers how many it released.
+   * Releases the reservations whose key's records expired, `batchSize` at a time until a batch comes back short
+   * or `signal` aborts. Answers how many it released.
    */
-  async sweep(batchSize: number): Promise<number> {
+  async sweep(batchSize: number, signal?: AbortSignal): Promise<number> {
     let total = 0;
     for (;;) {
       const { rows } = await this.pool.query<{ released: number }>({ ...SWEEP, values: [batchSize] });
       const released = rows[0]?.released ?? 0;
       total += released;
-      if (released < batchSize) return total;
+      if (released < batchSize || signal?.aborted === true) return total;
     }
   }
 

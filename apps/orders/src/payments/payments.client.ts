@@ -5,7 +5,7 @@ import {
   type ServiceClient,
   type ServiceResponse,
 } from '@retry-safe/http-client';
-import { internalAuthorization, type ChainContext } from '@retry-safe/app-shell';
+import { internalAuthorization, type ChainContext } from '@retry-safe/app-shell/http';
 import type { PaymentCommand } from '@retry-safe/contracts';
 import { formatIdempotencyKey } from '@retry-safe/idempotency';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';

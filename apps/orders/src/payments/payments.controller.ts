@@ -1,6 +1,12 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
 import type { Response } from 'express';
-import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard, relay } from '@retry-safe/app-shell';
+import {
+  Chain,
+  type ChainContext,
+  IdempotencyKey,
+  JsonContentTypeGuard,
+  relay,
+} from '@retry-safe/app-shell/http';
 import { OrderIdSchema, OrderPaymentSchema, type OrderPayment } from '@retry-safe/contracts';
 import { signalWhenCallerLeaves } from '@retry-safe/http-client';
 import { TenantId } from '../common/tenant-id.decorator.js';

@@ -1,10 +1,5 @@
-import {
-  Inject,
-  Injectable,
-  Logger,
-  type OnApplicationBootstrap,
-  type OnModuleDestroy,
-} from '@nestjs/common';
+import { Inject, Injectable, Logger, type OnModuleDestroy, type OnModuleInit } from '@nestjs/common';
+import { IntervalLoop } from '@retry-safe/app-shell';
 import { ORDERS_CONFIG, type OrdersConfig } from '../config/orders-config.js';
 import { PaymentReservations } from './payment-reservations.repository.js';
 
@@ -16,43 +11,45 @@ export const RESERVATION_SWEEP_BATCH = 1_000;
  * `IDEMPOTENCY_TTL_MS`, the TTL of the key's records in orders and payments), every `RESERVATION_SWEEP_MS`, from
  * start-up. Such a payment's outcome was never learned (a timeout, a 5xx, a crash) and no retry of its key came to
  * resolve it: past the TTL a retry would be a new payment anyway, so the amount goes back to the order. Safe on
- * several replicas (the statement skips rows another sweep holds); sweeps never overlap within a process.
+ * several replicas (the statement skips rows another sweep holds); sweeps never overlap within a process (the
+ * shell's interval loop), and one is bounded by its period.
  */
 @Injectable()
-export class ReservationSweeper implements OnApplicationBootstrap, OnModuleDestroy {
+export class ReservationSweeper implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger(ReservationSweeper.name);
-  private timer: NodeJS.Timeout | undefined;
-  private running: Promise<number> | undefined;
+  private readonly loop: IntervalLoop<number>;
 
   constructor(
-    @Inject(ORDERS_CONFIG) private readonly config: OrdersConfig,
+    @Inject(ORDERS_CONFIG) config: OrdersConfig,
     private readonly reservations: PaymentReservations,
-  ) {}
+  ) {
+    this.loop = new IntervalLoop(
+      {
+        name: ReservationSweeper.name,
+        periodMs: config.reservationSweepMs,
+        tickTimeoutMs: config.reservationSweepMs,
+        failureMessage: 'reservation sweep failed',
+      },
+      (signal) => this.release(signal),
+    );
+  }
 
-  onApplicationBootstrap(): void {
-    this.timer = setInterval(() => void this.sweep(), this.config.reservationSweepMs);
+  onModuleInit(): void {
+    this.loop.start();
   }
 
   /** One sweep now (or the running one): resolves to how many reservations it released; 0 when it failed. */
-  sweep(): Promise<number> {
-    this.running ??= this.reservations
-      .sweep(RESERVATION_SWEEP_BATCH)
-      .then((released) => {
-        if (released > 0) this.logger.log({ msg: 'expired reservations released', released });
-        return released;
-      })
-      .catch((error: unknown) => {
-        this.logger.warn({ msg: 'reservation sweep failed', error: String(error) });
-        return 0;
-      })
-      .finally(() => {
-        this.running = undefined;
-      });
-    return this.running;
+  async sweep(): Promise<number> {
+    return (await this.loop.run()) ?? 0;
   }
 
   async onModuleDestroy(): Promise<void> {
-    clearInterval(this.timer);
-    await this.running;
+    await this.loop.stop();
+  }
+
+  private async release(signal: AbortSignal): Promise<number> {
+    const released = await this.reservations.sweep(RESERVATION_SWEEP_BATCH, signal);
+    if (released > 0) this.logger.log({ msg: 'expired reservations released', released });
+    return released;
   }
 }

@@ -6,11 +6,12 @@ import type pg from 'pg';
 import request from 'supertest';
 import { createOrderOperation } from '../../src/orders/orders.service.js';
 import { FakePayments, postOrder, useOrdersWorld } from './orders.app.js';
+import { transactionsWith } from './statements.js';
 
 // The store's default table: orders keeps its records next to its orders.
 const RECORDS = 'idempotency_records';
 
-describe("order creation: a fresh key's order and record in one statement, the coordinator for the rest", () => {
+describe("order creation: a fresh key's order and record in one transaction, the claim for the rest", () => {
   const world = useOrdersWorld(new FakePayments());
   const app = (): INestApplication => world().app;
   const pool = (): pg.Pool => world().pool;
@@ -25,21 +26,23 @@ describe("order creation: a fresh key's order and record in one statement, the c
     return { orders: Number(rows[0]!.orders), records: Number(rows[0]!.records) };
   };
 
-  it('writes a fresh key in one statement: the record holds the 201 bytes, the row the same createdAt', async () => {
+  it("writes a fresh key's order and its completed record in one transaction, the record one statement", async () => {
     const tenant = randomUUID();
-    const first = await create('one-statement', { amount: 700, currency: 'EUR' }, tenant);
+    let first!: request.Response;
+    const transactions = await transactionsWith('orders:insert', async () => {
+      first = await create('one-transaction', { amount: 700, currency: 'EUR' }, tenant);
+    });
     expect(first.status).toBe(201);
+    // The library's optimistic form: the INSERT, then the completed record, no claim before it.
+    expect(transactions).toEqual([['BEGIN', 'orders:insert', 'idem:insert_completed', 'COMMIT']]);
     const { rows } = await pool().query(
-      `SELECT r.owner, r.state, r.payload, o.created_at FROM ${RECORDS} r, orders o
-        WHERE r.operation = $1 AND r.key = 'one-statement' AND o.tenant_id = $2`,
+      `SELECT r.state, r.payload, o.created_at FROM ${RECORDS} r, orders o
+        WHERE r.operation = $1 AND r.key = 'one-transaction' AND o.tenant_id = $2`,
       [createOrderOperation(tenant), tenant],
     );
-    // The owner is the one the single statement writes (the coordinator's owners are its own tokens).
-    expect(rows).toEqual([
-      { owner: `orders.${first.body.id}`, state: 'c', payload: first.text, created_at: expect.any(Date) },
-    ]);
+    expect(rows).toEqual([{ state: 'c', payload: first.text, created_at: expect.any(Date) }]);
     expect(rows[0].created_at.toISOString()).toBe(first.body.createdAt);
-    const replay = await create('one-statement', { amount: 700, currency: 'EUR' }, tenant);
+    const replay = await create('one-transaction', { amount: 700, currency: 'EUR' }, tenant);
     expect([replay.status, replay.text, replay.headers['idempotent-replayed']]).toEqual([
       201,
       first.text,
@@ -75,13 +78,20 @@ describe("order creation: a fresh key's order and record in one statement, the c
       `UPDATE ${RECORDS} SET state = 'r', payload = NULL WHERE operation = $1 AND key = 'released'`,
       [createOrderOperation(tenant)],
     );
-    const again = await create('released', { amount: 900, currency: 'EUR' }, tenant);
+    let again!: request.Response;
+    const claimed = await transactionsWith('idem:claim', async () => {
+      again = await create('released', { amount: 900, currency: 'EUR' }, tenant);
+    });
     expect([again.status, again.headers['idempotent-replayed']]).toEqual([201, undefined]);
     expect(again.body.id).not.toBe(first.body.id);
-    const { rows } = await pool().query(`SELECT owner, payload FROM ${RECORDS} WHERE operation = $1`, [
+    // The optimistic transaction met the record and rolled back; the claim took the released key over.
+    expect(claimed).toEqual([
+      ['BEGIN', 'idem:mark', 'idem:claim', 'orders:insert', 'idem:tx_complete', 'COMMIT'],
+    ]);
+    const { rows } = await pool().query(`SELECT state, payload FROM ${RECORDS} WHERE operation = $1`, [
       createOrderOperation(tenant),
     ]);
-    expect(rows).toEqual([{ owner: expect.not.stringMatching(/^orders\./), payload: again.text }]);
+    expect(rows).toEqual([{ state: 'c', payload: again.text }]);
     expect(await counts(tenant)).toEqual({ orders: 1, records: 1 });
   });
 
@@ -100,7 +110,7 @@ describe("order creation: a fresh key's order and record in one statement, the c
       let waiting: number | undefined;
       for (let i = 0; i < 200 && waiting === undefined; i += 1) {
         const { rows } = await pool().query<{ pid: number }>(
-          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%WITH rec AS%'`,
+          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%insert_completed%'`,
         );
         waiting = rows[0]?.pid;
         if (waiting === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
@@ -116,5 +126,38 @@ describe("order creation: a fresh key's order and record in one statement, the c
     } finally {
       blocker.release();
     }
+  });
+});
+
+describe('IDEMPOTENCY_ENABLED=false (the benchmark switch): the library off switch, no record read or written', () => {
+  const payments = new FakePayments();
+  const world = useOrdersWorld(payments, { IDEMPOTENCY_ENABLED: 'false' });
+
+  it('creates an order for every call of a key, and applies a Charge once by its primary key alone', async () => {
+    const tenant = randomUUID();
+    const body = { amount: 1_000, currency: 'EUR' };
+    const first = await postOrder(world().app, tenant, 'unprotected', body);
+    const transactions = await transactionsWith('orders:insert', () =>
+      postOrder(world().app, tenant, 'unprotected', body),
+    );
+    expect(transactions).toEqual([['BEGIN', 'orders:insert', 'COMMIT']]);
+    const orders = await world().pool.query('SELECT id FROM orders WHERE tenant_id = $1', [tenant]);
+    expect(orders.rows).toHaveLength(2);
+
+    const pay = () =>
+      request(world().app.getHttpServer())
+        .post(`/v1/orders/${first.body.id}/payments`)
+        .set('x-tenant-id', tenant)
+        .set(TEST_INTERNAL_AUTHORIZATION)
+        .set('Idempotency-Key', 'unprotected-payment')
+        .send({ amount: 400, currency: 'EUR' });
+    expect((await pay()).status).toBe(201);
+    expect((await pay()).headers['idempotent-replayed']).toBe('true');
+    const paid = await world().pool.query('SELECT paid_amount, reserved_amount FROM orders WHERE id = $1', [
+      first.body.id,
+    ]);
+    expect(paid.rows).toEqual([{ paid_amount: '400', reserved_amount: '0' }]);
+    const records = await world().pool.query(`SELECT count(*)::int AS n FROM ${RECORDS}`);
+    expect(records.rows).toEqual([{ n: 0 }]);
   });
 });

@@ -6,6 +6,7 @@ import type pg from 'pg';
 import request from 'supertest';
 import { applyChargeOperation } from '../../src/payments/order-payments.service.js';
 import { FakePayments, createOrder, useOrdersWorld } from './orders.app.js';
+import { transactionsWith } from './statements.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 
@@ -44,10 +45,10 @@ describe('paying an order: checks in order, every attempt passed on to payments,
         .count,
     );
 
-  /** The key's record completed by the coordinator's claim (its owner is not the one statement's), applied once. */
-  const expectClaimedAndAppliedOnce = async (key: string, orderId: string, amount: number) => {
+  /** The key's record completed with the Charge, and the Charge applied once. */
+  const expectAppliedOnce = async (key: string, orderId: string, amount: number) => {
     expect(await recordOf(key)).toEqual([
-      { owner: expect.not.stringMatching(/^orders\./), state: 'c', payload: expect.any(String) },
+      { owner: expect.any(String), state: 'c', payload: expect.any(String) },
     ]);
     expect(await orderOf(orderId)).toMatchObject({ paidAmount: amount });
     expect(await chargeRows(orderId)).toBe(1);
@@ -101,13 +102,17 @@ describe('paying an order: checks in order, every attempt passed on to payments,
     expect(await chargeRows(orderId)).toBe(1);
   });
 
-  it("applies a fresh key's Charge with its completed record in one statement: the record holds the Charge", async () => {
+  it("applies a fresh key's Charge with its completed record in one transaction, the record one statement", async () => {
     const orderId = await newOrder(800);
-    const paid = await pay(orderId, 'p-one-statement', { amount: 300, currency: 'EUR' });
+    let paid!: request.Response;
+    const transactions = await transactionsWith('orders:apply-charge', async () => {
+      paid = await pay(orderId, 'p-one-transaction', { amount: 300, currency: 'EUR' });
+    });
     expect(paid.status).toBe(201);
-    // The owner is the one the single statement writes (the coordinator's owners are its own tokens).
-    const records = await recordOf('p-one-statement');
-    expect(records).toEqual([{ owner: `orders.${paid.body.id}`, state: 'c', payload: expect.any(String) }]);
+    // The library's optimistic form: the apply statement, then the completed record, no claim before it.
+    expect(transactions).toEqual([['BEGIN', 'orders:apply-charge', 'idem:insert_completed', 'COMMIT']]);
+    const records = await recordOf('p-one-transaction');
+    expect(records).toEqual([{ owner: expect.any(String), state: 'c', payload: expect.any(String) }]);
     expect(JSON.parse(records[0].payload)).toEqual(paid.body);
     expect(await orderOf(orderId)).toMatchObject({ status: 'awaiting_payment', paidAmount: 300 });
     expect(await chargeRows(orderId)).toBe(1);
@@ -123,12 +128,19 @@ describe('paying an order: checks in order, every attempt passed on to payments,
       `UPDATE idempotency_records SET state = 'r', payload = NULL WHERE operation = $1 AND key = 'p-released'`,
       [applyChargeOperation(TENANT)],
     );
-    const again = await pay(orderId, 'p-released', { amount: 200, currency: 'EUR' });
+    let again!: request.Response;
+    const claimed = await transactionsWith('idem:claim', async () => {
+      again = await pay(orderId, 'p-released', { amount: 200, currency: 'EUR' });
+    });
     expect([again.status, again.text]).toEqual([201, first.text]);
-    await expectClaimedAndAppliedOnce('p-released', orderId, 200);
+    // The optimistic transaction met the record and rolled back; the claim took the released key over.
+    expect(claimed).toEqual([
+      ['BEGIN', 'idem:mark', 'idem:claim', 'orders:apply-charge', 'idem:tx_complete', 'COMMIT'],
+    ]);
+    await expectAppliedOnce('p-released', orderId, 200);
   });
 
-  it('applies a Charge that payments replays (orders died before applying it) through the claim path, once', async () => {
+  it('applies a Charge that payments replays (orders died before applying it), once', async () => {
     const orderId = await newOrder(800);
     // Payments already holds the Charge of this key: its first answer to orders is a replay.
     const charge = { id: randomUUID(), orderId, amount: 250, currency: 'EUR', status: 'succeeded' as const };
@@ -139,7 +151,7 @@ describe('paying an order: checks in order, every attempt passed on to payments,
       'true',
       charge.id,
     ]);
-    await expectClaimedAndAppliedOnce('p-replayed', orderId, 250);
+    await expectAppliedOnce('p-replayed', orderId, 250);
   });
 
   it('applies a Charge once when retries of its key race', async () => {

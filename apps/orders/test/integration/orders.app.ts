@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { SHELL_APP_OPTIONS, whenReady, type ChainContext } from '@retry-safe/app-shell';
+import { SHELL_APP_OPTIONS, whenReady } from '@retry-safe/app-shell';
+import { type ChainContext } from '@retry-safe/app-shell/http';
 import type { Charge, PaymentCommand } from '@retry-safe/contracts';
 import type { ServiceResponse } from '@retry-safe/http-client';
 import {

@@ -1,6 +1,7 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { Logger } from '@nestjs/common';
-import { RuntimeSettings, ValidationFailedError } from '@retry-safe/app-shell';
+import { ValidationFailedError } from '@retry-safe/app-shell/http';
+import { RuntimeSettings } from '@retry-safe/app-shell/admin';
 import { ORDERS_DESIGNS, demonstrationModes, ordersSettings } from '../../src/config/orders-settings.js';
 
 describe("orders' runtime settings", () => {

@@ -1,11 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
+import { IdempotencyKeyMissingError, InvalidIdempotencyKeyError } from '@retry-safe/idempotency';
 import {
-  IdempotencyKeyInvalidError,
-  IdempotencyKeyMissingError,
   UnsupportedMediaTypeError,
   ValidationFailedError,
   ProblemExceptionFilter,
-} from '@retry-safe/app-shell';
+} from '@retry-safe/app-shell/http';
 import { problemCatcher } from '@retry-safe/testing/nest';
 import { itMapsToProblems } from '@retry-safe/testing/jest';
 import { QueueUnavailableError } from '../../src/common/orders-errors.js';
@@ -13,10 +12,31 @@ import { ORDERS_PROBLEMS } from '../../src/common/orders-problems.js';
 
 const catchWith = problemCatcher(new ProblemExceptionFilter(ORDERS_PROBLEMS));
 
+const where = { operation: 'order.create', key: 'k-1' };
+
 describe('ProblemExceptionFilter (orders)', () => {
+  // The library's key errors, through the library's one mapping (its detail, not the error's message).
+  it.each([
+    [
+      new IdempotencyKeyMissingError('no key', where),
+      'idempotency_key_missing',
+      'Idempotency-Key required',
+      'The Idempotency-Key header is required',
+    ],
+    [
+      new InvalidIdempotencyKeyError('key is empty', where),
+      'idempotency_key_invalid',
+      'Invalid Idempotency-Key',
+      'The Idempotency-Key is not acceptable: key is empty',
+    ],
+  ])('maps %p to 400 %s', (error, code, title, detail) => {
+    const sent = catchWith(error);
+    expect(sent.status).toBe(400);
+    expect(sent.type).toBe('application/problem+json');
+    expect(sent.body).toEqual({ type: `urn:retry-safe:problem:${code}`, title, status: 400, detail, code });
+  });
+
   itMapsToProblems(catchWith, [
-    [new IdempotencyKeyMissingError(), 400, 'idempotency_key_missing'],
-    [new IdempotencyKeyInvalidError('key is empty'), 400, 'idempotency_key_invalid'],
     [new ValidationFailedError(['amount: too small']), 400, 'validation_failed'],
     [new UnsupportedMediaTypeError('text/plain'), 415, 'unsupported_media_type'],
   ]);

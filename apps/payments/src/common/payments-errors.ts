@@ -1,4 +1,4 @@
-import { ServiceError, ServiceErrorCode, errorGuard } from '@retry-safe/app-shell';
+import { ServiceError, ServiceErrorCode, errorGuard } from '@retry-safe/app-shell/http';
 
 /** Stable codes of the payments service's own errors; the exception filter turns each into one problem response. */
 export const PaymentsErrorCode = {

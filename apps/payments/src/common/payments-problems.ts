@@ -1,28 +1,16 @@
 import {
-  describeError,
   requestIdOf,
   type ProblemExceptionFilterOptions,
   type ProblemMapper,
-} from '@retry-safe/app-shell';
+} from '@retry-safe/app-shell/http';
 import { ProblemCode } from '@retry-safe/contracts';
 import { problem } from '@retry-safe/contracts/http';
 import { HttpClientErrorCode, RETRY_EXHAUSTED_HEADER, isHttpClientError } from '@retry-safe/http-client';
 import { IdempotencyErrorCode } from '@retry-safe/idempotency';
-import { problemForIdempotencyError } from '@retry-safe/idempotency/nest';
 import { PaymentsErrorCode, ProviderUnavailableError } from './payments-errors.js';
 
-// Idempotency first: the coordinator's codes take precedence over everything else.
+// The idempotency errors are the shell's filter's (the library's mapping, with PAYMENTS_PROBLEMS' override).
 const mapPaymentsError: ProblemMapper = (error, { req, logger }) => {
-  const idempotency = problemForIdempotencyError(error, {
-    [IdempotencyErrorCode.InProgress]: { code: ProblemCode.PaymentInProgress, title: 'Payment in progress' },
-  });
-  if (idempotency !== undefined) {
-    if (idempotency.status >= 500) {
-      logger.warn({ msg: 'idempotency failure', requestId: requestIdOf(req), error: describeError(error) });
-    }
-    const { status, code, title, detail, headers } = idempotency;
-    return { problem: problem(status, code, title, detail), headers };
-  }
   if (error instanceof ProviderUnavailableError) {
     // Throttling is the provider's pushback: the end client retries after Retry-After, not every hop at once.
     return {
@@ -51,8 +39,8 @@ const mapPaymentsError: ProblemMapper = (error, { req, logger }) => {
 
 /**
  * What the payments service's errors become (the shell's filter does the rest).
- * - Idempotency errors through the adapter's `problemForIdempotencyError`, with this route's code for a duplicate
- *   in flight: 409 `payment_in_progress` + `Retry-After: 1`; 422 `idempotency_key_reused`; 503
+ * - Idempotency errors through the library's mapping (in the shell's filter), with this route's code for a
+ *   duplicate in flight: 409 `payment_in_progress` + `Retry-After: 1`; 422 `idempotency_key_reused`; 503
  *   `idempotency_store_unavailable` + `Retry-After`; 400 `idempotency_key_invalid`.
  * - `payment_rejected`: 422 (the provider refused the charge for good); `provider_unavailable`: 503 with the
  *   provider's `Retry-After` and `x-retry-exhausted` (it throttled: 429, 408 or 503; no hop retries it).
@@ -62,5 +50,8 @@ const mapPaymentsError: ProblemMapper = (error, { req, logger }) => {
 export const PAYMENTS_PROBLEMS: ProblemExceptionFilterOptions = {
   serviceName: 'The payments service',
   mapError: mapPaymentsError,
+  idempotencyOverrides: {
+    [IdempotencyErrorCode.InProgress]: { code: ProblemCode.PaymentInProgress, title: 'Payment in progress' },
+  },
   codes: { [PaymentsErrorCode.PaymentRejected]: { status: 422, title: 'Payment rejected' } },
 };

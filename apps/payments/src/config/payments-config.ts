@@ -1,33 +1,49 @@
-import {
-  IDEMPOTENCY_DEFAULTS,
-  IDEMPOTENCY_LIMITS,
-  InFlightMode,
-  StoreUnavailablePolicy,
-} from '@retry-safe/idempotency';
 import { REDIS_STORE_DEFAULTS, REDIS_STORE_LIMITS } from '@retry-safe/idempotency/redis';
 import {
   configLoader,
-  envBool,
   envHttpUrl,
   envInt,
   envInternalToken,
   envPort,
   envRedisCommandTimeoutMs,
   envRedisUrl,
+  idempotencyEnv,
   inboundConfigOf,
   inboundEnv,
   shellEnv,
-  type InboundConfig,
   type ConfigLoader,
+  type IdempotencySettings,
+  type InboundConfig,
   type ListenConfig,
-} from '@retry-safe/app-shell';
+} from '@retry-safe/app-shell/config';
 import { z } from 'zod';
 
 /**
- * Longest lease payments accepts: an hour, stricter than the coordinator's own limit (a crashed charge must not
- * block its key for days).
+ * The coordinator's settings, each one an `IDEMPOTENCY_*` variable (so scenarios can compare designs), declared once
+ * in the shell: `IDEMPOTENCY_ENABLED` (false is the unprotected design: every call charges), `IDEMPOTENCY_IN_FLIGHT`
+ * (`raise`), `IDEMPOTENCY_TTL_MS` (an hour: how long a Charge is replayed), `IDEMPOTENCY_LEASE_MS` (30 s, at most
+ * an hour: how long a crashed charge blocks its key), `IDEMPOTENCY_RENEW_LEASE` (renewed while the provider call
+ * runs), `IDEMPOTENCY_ON_STORE_UNAVAILABLE` (`fail-closed`: 503), `IDEMPOTENCY_KEY_PREFIX` (`idem:`, the records in
+ * Redis) and `IDEMPOTENCY_COMMAND_TIMEOUT_MS` (the Redis store's bound of every call, 1000).
  */
-export const MAX_LEASE_MS = 3_600_000;
+export const PAYMENTS_IDEMPOTENCY = idempotencyEnv(
+  [
+    'enabled',
+    'inFlight',
+    'ttlMs',
+    'leaseMs',
+    'renewLease',
+    'onStoreUnavailable',
+    'keyPrefix',
+    'commandTimeoutMs',
+  ],
+  {
+    commandTimeoutMs: {
+      ...REDIS_STORE_LIMITS.commandTimeoutMs,
+      default: REDIS_STORE_DEFAULTS.commandTimeoutMs,
+    },
+  },
+);
 
 /** The environment the payments service reads, once, at start-up. */
 const EnvSchema = z.object({
@@ -39,52 +55,9 @@ const EnvSchema = z.object({
   PROVIDER_RETRIES: envInt(0, 10).default(0),
   REDIS_URL: envRedisUrl().default('redis://127.0.0.1:6379'),
   REDIS_COMMAND_TIMEOUT_MS: envRedisCommandTimeoutMs(),
-  IDEMPOTENCY_ENABLED: envBool().default(true),
-  IDEMPOTENCY_IN_FLIGHT: z
-    .enum([InFlightMode.Raise, InFlightMode.Wait, InFlightMode.Run], {
-      error: "must be 'raise', 'wait' or 'run'",
-    })
-    .default(InFlightMode.Raise),
-  IDEMPOTENCY_TTL_MS: envInt(IDEMPOTENCY_LIMITS.ttlMs.min, IDEMPOTENCY_LIMITS.ttlMs.max).default(3_600_000),
-  IDEMPOTENCY_LEASE_MS: envInt(IDEMPOTENCY_LIMITS.leaseMs.min, MAX_LEASE_MS).default(
-    IDEMPOTENCY_DEFAULTS.leaseMs,
-  ),
-  IDEMPOTENCY_RENEW_LEASE: envBool().default(IDEMPOTENCY_DEFAULTS.renewLease),
-  IDEMPOTENCY_ON_STORE_UNAVAILABLE: z
-    .enum([StoreUnavailablePolicy.FailClosed, StoreUnavailablePolicy.FailOpen], {
-      error: "must be 'fail-closed' or 'fail-open'",
-    })
-    .default(IDEMPOTENCY_DEFAULTS.onStoreUnavailable),
-  IDEMPOTENCY_KEY_PREFIX: z
-    .string()
-    .regex(/^[A-Za-z0-9_.:{}-]{1,64}$/, 'must be 1-64 characters of [A-Za-z0-9_.:{}-]')
-    .default(REDIS_STORE_DEFAULTS.keyPrefix),
-  IDEMPOTENCY_COMMAND_TIMEOUT_MS: envInt(
-    REDIS_STORE_LIMITS.commandTimeoutMs.min,
-    REDIS_STORE_LIMITS.commandTimeoutMs.max,
-  ).default(REDIS_STORE_DEFAULTS.commandTimeoutMs),
+  ...PAYMENTS_IDEMPOTENCY.env,
   ...inboundEnv(),
 });
-
-/** The coordinator's settings (each one an env var, so scenarios can compare designs). */
-export interface IdempotencySettings {
-  /** `IDEMPOTENCY_ENABLED` (default true); false is the unprotected design: every call charges. */
-  readonly enabled: boolean;
-  /** `IDEMPOTENCY_IN_FLIGHT` (default `raise`): what a duplicate does while the first request runs. */
-  readonly inFlight: InFlightMode;
-  /** `IDEMPOTENCY_TTL_MS` (default 3600000, 1 hour): how long a Charge is replayed. */
-  readonly ttlMs: number;
-  /** `IDEMPOTENCY_LEASE_MS` (default 30000): how long a crashed request blocks its key. */
-  readonly leaseMs: number;
-  /** `IDEMPOTENCY_RENEW_LEASE` (default true): renew the lease while the provider call runs. */
-  readonly renewLease: boolean;
-  /** `IDEMPOTENCY_ON_STORE_UNAVAILABLE` (default `fail-closed`): 503, or charge unprotected (`fail-open`). */
-  readonly onStoreUnavailable: StoreUnavailablePolicy;
-  /** `IDEMPOTENCY_KEY_PREFIX` (default `idem:`): prefix of the records in Redis. */
-  readonly keyPrefix: string;
-  /** `IDEMPOTENCY_COMMAND_TIMEOUT_MS` (default 1000): bound of every Redis call of the store. */
-  readonly commandTimeoutMs: number;
-}
 
 /** Validated settings of the payments service. */
 export interface PaymentsConfig extends ListenConfig, InboundConfig {
@@ -102,6 +75,7 @@ export interface PaymentsConfig extends ListenConfig, InboundConfig {
    * first, with its `idempotency_store_unavailable`.
    */
   readonly redisCommandTimeoutMs: number;
+  /** The `IDEMPOTENCY_*` settings ({@link PAYMENTS_IDEMPOTENCY}). */
   readonly idempotency: IdempotencySettings;
 }
 
@@ -118,15 +92,6 @@ export const loadPaymentsConfig: ConfigLoader<PaymentsConfig> = configLoader(
     provider: { url: e.PROVIDER_URL, timeoutMs: e.PROVIDER_TIMEOUT_MS, retries: e.PROVIDER_RETRIES },
     redisUrl: e.REDIS_URL,
     redisCommandTimeoutMs: e.REDIS_COMMAND_TIMEOUT_MS,
-    idempotency: {
-      enabled: e.IDEMPOTENCY_ENABLED,
-      inFlight: e.IDEMPOTENCY_IN_FLIGHT,
-      ttlMs: e.IDEMPOTENCY_TTL_MS,
-      leaseMs: e.IDEMPOTENCY_LEASE_MS,
-      renewLease: e.IDEMPOTENCY_RENEW_LEASE,
-      onStoreUnavailable: e.IDEMPOTENCY_ON_STORE_UNAVAILABLE,
-      keyPrefix: e.IDEMPOTENCY_KEY_PREFIX,
-      commandTimeoutMs: e.IDEMPOTENCY_COMMAND_TIMEOUT_MS,
-    },
+    idempotency: PAYMENTS_IDEMPOTENCY.configOf(e),
   }),
 );

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RuntimeSettings, type ChainContext } from '@retry-safe/app-shell';
+import { type ChainContext } from '@retry-safe/app-shell/http';
+import { RuntimeSettings } from '@retry-safe/app-shell/admin';
 import type { PaymentCommand } from '@retry-safe/contracts';
 import { remainingMs } from '@retry-safe/http-client';
 import type { IdempotentCallSettings } from '@retry-safe/idempotency';

@@ -1,7 +1,7 @@
 import { Body, Controller, HttpCode, HttpStatus, Post, Res, UseGuards } from '@nestjs/common';
 import { CoordinateOutcome } from '@retry-safe/idempotency';
 import type { Response } from 'express';
-import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/app-shell';
+import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/app-shell/http';
 import { PaymentCommandSchema, type Charge, type PaymentCommand } from '@retry-safe/contracts';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import { PaymentsService } from './payments.service.js';

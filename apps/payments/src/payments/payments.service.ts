@@ -5,7 +5,7 @@ import {
   type IdempotencyContext,
 } from '@retry-safe/idempotency';
 import { IdempotencyContextArg, IdempotentMethod, outcomeOf } from '@retry-safe/idempotency/nest';
-import type { ChainContext } from '@retry-safe/app-shell';
+import type { ChainContext } from '@retry-safe/app-shell/http';
 import { ChargeSchema, type Charge, type PaymentCommand } from '@retry-safe/contracts';
 import { MetricsService } from '../metrics/metrics.service.js';
 import { ProviderClient } from '../provider/provider.client.js';

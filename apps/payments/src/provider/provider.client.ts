@@ -8,7 +8,7 @@ import {
   retryAfterMs,
   type ServiceClient,
 } from '@retry-safe/http-client';
-import { type ChainContext } from '@retry-safe/app-shell';
+import { type ChainContext } from '@retry-safe/app-shell/http';
 import { isProblem } from '@retry-safe/contracts/http';
 import { formatIdempotencyKey } from '@retry-safe/idempotency';
 import { PaymentRejectedError, ProviderUnavailableError } from '../common/payments-errors.js';

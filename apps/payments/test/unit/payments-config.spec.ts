@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError } from '@retry-safe/app-shell';
+import { ConfigError } from '@retry-safe/app-shell/config';
 import { loadPaymentsConfig } from '../../src/config/payments-config.js';
 import { INTERNAL_SERVICE_DEFAULTS, TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 

@@ -5,7 +5,8 @@ import { Test } from '@nestjs/testing';
 import { fingerprintOf } from '@retry-safe/idempotency';
 import { MemoryIdempotencyStore } from '@retry-safe/idempotency/memory';
 import { IdempotencyModule } from '@retry-safe/idempotency/nest';
-import { RuntimeSettings, type ChainContext } from '@retry-safe/app-shell';
+import { type ChainContext } from '@retry-safe/app-shell/http';
+import { RuntimeSettings } from '@retry-safe/app-shell/admin';
 import type { PaymentCommand } from '@retry-safe/contracts';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import {

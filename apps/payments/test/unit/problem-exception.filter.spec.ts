@@ -4,16 +4,13 @@ import { UpstreamTimeoutError, UpstreamUnavailableError } from '@retry-safe/http
 import {
   IdempotencyCorruptRecordError,
   IdempotencyInProgressError,
+  IdempotencyKeyMissingError,
   IdempotencyKeyReuseError,
   IdempotencyLeaseLostError,
   IdempotencyStoreUnavailableError,
   InvalidIdempotencyKeyError,
 } from '@retry-safe/idempotency';
-import {
-  IdempotencyKeyMissingError,
-  ValidationFailedError,
-  ProblemExceptionFilter,
-} from '@retry-safe/app-shell';
+import { ValidationFailedError, ProblemExceptionFilter } from '@retry-safe/app-shell/http';
 import { problemCatcher } from '@retry-safe/testing/nest';
 import { PaymentRejectedError, ProviderUnavailableError } from '../../src/common/payments-errors.js';
 import { PAYMENTS_PROBLEMS } from '../../src/common/payments-problems.js';
@@ -47,6 +44,7 @@ describe('ProblemExceptionFilter (payments)', () => {
       { 'Retry-After': '1' },
     ],
     [new InvalidIdempotencyKeyError("key contains ':'", where), 400, 'idempotency_key_invalid', {}],
+    [new IdempotencyKeyMissingError('no key', where), 400, 'idempotency_key_missing', {}],
     [new IdempotencyLeaseLostError(undefined, where), 409, 'idempotency_lease_lost', {}],
     [new IdempotencyCorruptRecordError('bad json', where), 500, 'idempotency_record_corrupt', {}],
   ])('maps the coordinator error %p to %i %s', (error, status, code, headers) => {
@@ -56,8 +54,17 @@ describe('ProblemExceptionFilter (payments)', () => {
     expect(sent.headers).toEqual(headers);
   });
 
+  it("a request without a key: the library's 400 idempotency_key_missing, with the library's detail", () => {
+    expect(catchWith(new IdempotencyKeyMissingError('no key', where)).body).toEqual({
+      type: 'urn:retry-safe:problem:idempotency_key_missing',
+      title: 'Idempotency-Key required',
+      status: 400,
+      detail: 'The Idempotency-Key header is required',
+      code: 'idempotency_key_missing',
+    });
+  });
+
   it.each([
-    [new IdempotencyKeyMissingError(), 400, 'idempotency_key_missing'],
     [new ValidationFailedError(['currency: unknown']), 400, 'validation_failed'],
     [new PaymentRejectedError(400, 'validation_failed'), 422, 'payment_rejected'],
   ])('maps %p to %i %s', (error, status, code) => {

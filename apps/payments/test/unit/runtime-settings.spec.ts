@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RuntimeSettings } from '@retry-safe/app-shell';
+import { RuntimeSettings } from '@retry-safe/app-shell/admin';
 import { loadPaymentsConfig } from '../../src/config/payments-config.js';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import {

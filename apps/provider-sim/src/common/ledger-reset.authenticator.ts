@@ -1,9 +1,9 @@
+import { isLoopback } from '@retry-safe/app-shell/config';
 import {
   InternalTokenAuthenticator,
-  isLoopback,
   UnauthorizedError,
   type CallerAuthenticator,
-} from '@retry-safe/app-shell';
+} from '@retry-safe/app-shell/http';
 import type { Request } from 'express';
 
 /**

@@ -1,14 +1,12 @@
-import { ServiceError, ServiceErrorCode, errorGuard } from '@retry-safe/app-shell';
+import { ServiceError, ServiceErrorCode, errorGuard } from '@retry-safe/app-shell/http';
 
 /**
- * Stable codes of provider-sim's errors; the exception filter turns each into one problem response. The request
- * errors (body, key missing or malformed) are the shell's generic ones, with the shell's codes and problems; the
- * reused key is the provider's own.
+ * Stable codes of provider-sim's errors; the exception filter turns each into one problem response. A body that
+ * does not parse is the shell's generic error, a key missing or malformed the idempotency library's (with their
+ * codes and problems); the reused key is the provider's own.
  */
 export const ProviderErrorCode = {
   ValidationFailed: ServiceErrorCode.ValidationFailed,
-  IdempotencyKeyMissing: ServiceErrorCode.IdempotencyKeyMissing,
-  IdempotencyKeyInvalid: ServiceErrorCode.IdempotencyKeyInvalid,
   IdempotencyKeyReused: 'idempotency_key_reused',
 } as const;
 /** One of {@link ProviderErrorCode}'s values. */

@@ -1,9 +1,10 @@
-import type { ProblemExceptionFilterOptions } from '@retry-safe/app-shell';
+import type { ProblemExceptionFilterOptions } from '@retry-safe/app-shell/http';
 import { ProviderErrorCode } from './provider-errors.js';
 
 /**
  * The provider's own error code and the problem it becomes (its API's, not its callers'); the shell answers the
- * request errors (400 `validation_failed`, `idempotency_key_missing`, `idempotency_key_invalid`).
+ * request errors (400 `validation_failed`; `idempotency_key_missing`, `idempotency_key_invalid` through the library's
+ * mapping).
  */
 export const PROVIDER_PROBLEMS: ProblemExceptionFilterOptions = {
   serviceName: 'The simulator',

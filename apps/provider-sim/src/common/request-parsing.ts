@@ -1,10 +1,6 @@
-import { IdempotencyKeyRejection, parseIdempotencyKeyHeader } from '@retry-safe/idempotency';
+import { ValidationFailedError } from '@retry-safe/app-shell/http';
+import { idempotencyKeyFromHeader } from '@retry-safe/idempotency/nest';
 import type { z } from 'zod';
-import {
-  IdempotencyKeyInvalidError,
-  IdempotencyKeyMissingError,
-  ValidationFailedError,
-} from '@retry-safe/app-shell';
 
 /**
  * Longest accepted key. Stripe stops at 255; callers here send `<operation>.<client key>` (the client key alone may
@@ -14,15 +10,13 @@ export const MAX_IDEMPOTENCY_KEY_LENGTH = 512;
 
 /**
  * Reads the `Idempotency-Key` header as the provider's API defines it: required, once, a bare key or an RFC 8941
- * sf-string (the chain's one parser), of 1-512 characters.
+ * sf-string (the chain's one parser, through the library's one reader), of 1-512 characters.
  * @param header - every field line of the header (`headerLinesOf` of the app shell), or the one value.
- * @throws {@link IdempotencyKeyMissingError} or {@link IdempotencyKeyInvalidError}.
+ * @throws the library's `IdempotencyKeyMissingError` or `InvalidIdempotencyKeyError` (400
+ * `idempotency_key_missing` or `idempotency_key_invalid`, answered by the shell's filter).
  */
 export function parseIdempotencyKey(header: string | readonly string[] | undefined): string {
-  const parsed = parseIdempotencyKeyHeader(header, { maxLength: MAX_IDEMPOTENCY_KEY_LENGTH });
-  if (parsed.ok) return parsed.key;
-  if (parsed.rejection === IdempotencyKeyRejection.Missing) throw new IdempotencyKeyMissingError();
-  throw new IdempotencyKeyInvalidError(parsed.reason);
+  return idempotencyKeyFromHeader(header, { maxLength: MAX_IDEMPOTENCY_KEY_LENGTH });
 }
 
 /**

@@ -5,7 +5,7 @@ import {
   shellEnv,
   type ConfigLoader,
   type ListenConfig,
-} from '@retry-safe/app-shell';
+} from '@retry-safe/app-shell/config';
 import { z } from 'zod';
 
 /** Whether the provider deduplicates by `Idempotency-Key` (like Stripe) or charges on every call. */

@@ -1,4 +1,4 @@
-import type { RuntimeSettingsDefinition } from '@retry-safe/app-shell';
+import type { RuntimeSettingsDefinition } from '@retry-safe/app-shell/admin';
 import { z } from 'zod';
 import { DedupMode, type AppConfig } from './app-config.js';
 

@@ -1,5 +1,5 @@
 import { Body, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { headerLinesOf } from '@retry-safe/app-shell';
+import { headerLinesOf } from '@retry-safe/app-shell/http';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import type { Request, Response } from 'express';
 import type { EffectEndpoint } from './simulated-effect.js';

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { RuntimeSettings, type Counter } from '@retry-safe/app-shell';
+import { type Counter } from '@retry-safe/app-shell/telemetry';
+import { RuntimeSettings } from '@retry-safe/app-shell/admin';
 import type { z } from 'zod';
 import { simulateLatency } from '../common/latency.js';
 import { parseBody, parseIdempotencyKey } from '../common/request-parsing.js';

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { HttpMetrics } from '@retry-safe/app-shell';
+import { HttpMetrics } from '@retry-safe/app-shell/telemetry';
 
 /** What happened to a charge or email request that reached the handler. */
 export const EffectOutcome = {

@@ -1,23 +1,21 @@
 import { describe, expect, it } from '@jest/globals';
+import { INTERNAL_SERVICE_DEFAULTS } from '@retry-safe/testing';
 import { loadConfig } from '../../src/config/app-config.js';
+
+// The shell's defaults (`HOST`, `DRAIN_TIMEOUT_MS`, `LOG_LEVEL`, `FAULTS_ENABLED`, the server limits, not a demo):
+// those of an internal service, less its inbound limits and credential, which the simulator does not read.
+const INTERNAL_ONLY = ['requestBudgetMs', 'bodyLimitBytes', 'internalToken'];
+const SHELL_DEFAULTS = Object.fromEntries(
+  Object.entries(INTERNAL_SERVICE_DEFAULTS).filter(([name]) => !INTERNAL_ONLY.includes(name)),
+);
 
 describe('loadConfig', () => {
   it('has defaults for everything', () => {
     expect(loadConfig({})).toEqual({
       port: 3003,
-      host: '127.0.0.1',
-      drainTimeoutMs: 10_000,
-      logLevel: 'info',
       dedup: 'on',
       latencyMs: 0,
-      faultsEnabled: false,
-      serverLimits: {
-        headersTimeoutMs: 10_000,
-        requestTimeoutMs: 15_000,
-        keepAliveTimeoutMs: 5_000,
-        maxConnections: 1_000,
-      },
-      demo: false,
+      ...SHELL_DEFAULTS,
     });
   });
 

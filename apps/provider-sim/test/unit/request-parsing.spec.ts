@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { IdempotencyErrorCode } from '@retry-safe/idempotency';
+import { problemForIdempotencyError } from '@retry-safe/idempotency/nest';
 import { z } from 'zod';
 import { ProviderErrorCode } from '../../src/common/provider-errors.js';
 import { parseBody, parseIdempotencyKey } from '../../src/common/request-parsing.js';
@@ -9,13 +11,24 @@ describe('parseIdempotencyKey', () => {
   });
 
   it.each([
-    ['missing', undefined, ProviderErrorCode.IdempotencyKeyMissing],
-    ['blank', '   ', ProviderErrorCode.IdempotencyKeyInvalid],
-    ['repeated', ['a', 'b'], ProviderErrorCode.IdempotencyKeyInvalid],
-    ['too long', 'k'.repeat(513), ProviderErrorCode.IdempotencyKeyInvalid],
-    ['not printable ASCII', 'clé', ProviderErrorCode.IdempotencyKeyInvalid],
-  ])('refuses a %s key', (_case, header, code) => {
-    expect(() => parseIdempotencyKey(header)).toThrow(expect.objectContaining({ code }));
+    ['missing', undefined, 'idempotency_key_missing'],
+    ['blank', '   ', 'idempotency_key_invalid'],
+    ['repeated', ['a', 'b'], 'idempotency_key_invalid'],
+    ['too long', 'k'.repeat(513), 'idempotency_key_invalid'],
+    ['not printable ASCII', 'clé', 'idempotency_key_invalid'],
+  ])("refuses a %s key with the library's key error, answered %s", (_case, header, problemCode) => {
+    let thrown: unknown;
+    try {
+      parseIdempotencyKey(header);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(thrown).toMatchObject({ code: IdempotencyErrorCode.InvalidKey });
+    expect(problemForIdempotencyError(thrown)).toMatchObject({ status: 400, code: problemCode });
+  });
+
+  it('accepts a key of 512 characters, longer than the coordinator stores', () => {
+    expect(parseIdempotencyKey('k'.repeat(512))).toBe('k'.repeat(512));
   });
 });
 

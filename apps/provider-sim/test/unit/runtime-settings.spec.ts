@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { RuntimeSettings } from '@retry-safe/app-shell';
+import { RuntimeSettings } from '@retry-safe/app-shell/admin';
 import { CHARGES } from '../../src/charges/charge.schema.js';
 import { loadConfig } from '../../src/config/app-config.js';
 import { SettingsOverridesSchema, providerSettings } from '../../src/config/provider-settings.js';

@@ -1,18 +1,13 @@
-import { createServer, type IncomingMessage, type RequestListener } from 'node:http';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { IncomingMessage, RequestListener } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import { applyServerLimits, type ServerLimits } from '../server-limits.js';
-import { SideListener } from '../side-listener.js';
+import { SideListener, type SideListenerAddress } from '../side-listener.js';
 
-/** Where the `/__*` routes are served when they have a listener of their own (`ADMIN_HOST`, `ADMIN_PORT`). */
-export interface AdminListenerOptions {
-  /** `ADMIN_HOST`: the interface. @default '127.0.0.1' (see `shellEnv`) */
-  readonly host: string;
-  /** `ADMIN_PORT`; 0 picks a free port (logged, and read back with {@link AdminListener.port}). */
-  readonly port: number;
-  /** The app's own limits, so a slow client holds the admin port no longer than the public one. */
-  readonly serverLimits?: ServerLimits;
-}
+/**
+ * Where the `/__*` routes are served when they have a listener of their own (`ADMIN_HOST`, `ADMIN_PORT`; 0 picks a
+ * free port, read back with {@link AdminListener.port}), with the app's own server limits.
+ */
+export type AdminListenerOptions = SideListenerAddress;
 
 /** DI token of the {@link AdminListenerOptions} (absent: the `/__*` routes are on the app's port). */
 export const ADMIN_LISTENER_OPTIONS = Symbol('ADMIN_LISTENER_OPTIONS');
@@ -34,23 +29,19 @@ export function arrivedOnAdminListener(req: IncomingMessage): boolean {
  * app drains).
  */
 @Injectable()
-export class AdminListener extends SideListener implements OnApplicationBootstrap {
-  private readonly logger = new Logger('admin');
-
+export class AdminListener extends SideListener {
   constructor(
     private readonly adapterHost: HttpAdapterHost,
-    @Inject(ADMIN_LISTENER_OPTIONS) private readonly options: AdminListenerOptions,
+    @Inject(ADMIN_LISTENER_OPTIONS) options: AdminListenerOptions,
   ) {
-    super();
+    super(options, 'admin');
   }
 
-  async onApplicationBootstrap(): Promise<void> {
+  protected handler(): RequestListener {
     const app = this.adapterHost.httpAdapter.getInstance<RequestListener>();
-    const server = createServer((req, res) => {
+    return (req, res) => {
       viaAdminListener.add(req);
       app(req, res);
-    });
-    if (this.options.serverLimits !== undefined) applyServerLimits(server, this.options.serverLimits);
-    await this.open(server, this.options, this.logger, 'admin listening');
+    };
   }
 }

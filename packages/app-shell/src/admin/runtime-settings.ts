@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import type { z } from 'zod';
-import { ValidationFailedError } from '../errors.js';
+import { ValidationFailedError } from '../http/errors.js';
 
 /** What an app lets a scenario switch on a running process (`PUT /__config`), and its start-up values. */
 export interface RuntimeSettingsDefinition<S extends object> {

@@ -2,8 +2,8 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, NotFoundException, Optional, type NestMiddleware } from '@nestjs/common';
 import type { NextFunction, Request, Response } from 'express';
 import { ADMIN_LISTENER_OPTIONS, arrivedOnAdminListener } from '../admin/admin-listener.js';
-import { UnauthorizedError } from '../errors.js';
-import { requestContextOf, type RequestContext } from '../request-context.js';
+import { UnauthorizedError } from '../http/errors.js';
+import { requestContextOf, type RequestContext } from '../http/request-context.js';
 
 /**
  * Who may call an app: runs on every request before its body is parsed (so an unauthenticated caller gets 401

@@ -22,12 +22,12 @@ import {
 } from '../auth/caller-authentication.js';
 import { HealthController, READINESS_CHECKS, type ReadinessCheck } from '../health/health.controller.js';
 import { ShutdownState } from '../health/shutdown-state.js';
-import { JSON_BODY_OPTIONS, JsonBodyMiddleware } from '../json-body.js';
-import { MetricsModule } from '../metrics.module.js';
-import { ProblemExceptionFilter } from '../problem-exception.filter.js';
+import { JSON_BODY_OPTIONS, JsonBodyMiddleware } from '../http/json-body.js';
+import { MetricsModule } from '../telemetry/metrics.module.js';
+import { ProblemExceptionFilter } from '../http/problem-exception.filter.js';
 import { REDIS_CLIENT, RedisModule, pingRedis } from '../redis.js';
-import { REQUEST_CONTEXT_OPTIONS, RequestContextMiddleware } from '../request-context.js';
-import { createValidationPipe } from '../validation.pipe.js';
+import { REQUEST_CONTEXT_OPTIONS, RequestContextMiddleware } from '../http/request-context.js';
+import { createValidationPipe } from '../http/validation.pipe.js';
 import type { ShellLoggerOptions } from '../logging/shell-logger.js';
 import { DEFAULT_BODY_LIMIT_BYTES, type AppShellOptions } from './app-shell.options.js';
 

@@ -4,10 +4,10 @@ import type { Journal } from '../admin/request-journal.js';
 import type { CallerAuthenticator } from '../auth/caller-authentication.js';
 import type { RuntimeSettingsDefinition } from '../admin/runtime-settings.js';
 import type { ReadinessCheck } from '../health/health.controller.js';
-import type { HttpMetrics } from '../metrics.js';
-import type { MetricsListenerOptions } from '../metrics-listener.js';
-import type { ProblemExceptionFilterOptions } from '../problem-exception.filter.js';
-import type { RequestContextOptions } from '../request-context.js';
+import type { HttpMetrics } from '../telemetry/metrics.js';
+import type { MetricsListenerOptions } from '../telemetry/metrics-listener.js';
+import type { ProblemExceptionFilterOptions } from '../http/problem-exception.filter.js';
+import type { RequestContextOptions } from '../http/request-context.js';
 import type { RedisModuleOptions } from '../redis.js';
 import type { LogLevel, ShellLoggerOptions } from '../logging/shell-logger.js';
 

@@ -2,8 +2,8 @@ import type { DynamicModule, INestApplication, LoggerService } from '@nestjs/com
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'node:http';
-import { ConfigError } from '../env.js';
-import type { ListenConfig } from '../env.js';
+import { ConfigError } from '../config/env-validation.js';
+import type { ListenConfig } from '../config/shell-env.js';
 import { ShutdownState } from '../health/shutdown-state.js';
 import { exportTraces, flushTraces, isTracing } from '../otel/trace-export.js';
 import { traceServerRequests } from '../otel/server-spans.js';

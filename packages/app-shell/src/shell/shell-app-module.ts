@@ -1,5 +1,5 @@
 import type { DynamicModule, ModuleMetadata, Type } from '@nestjs/common';
-import type { ShellConfig } from '../env.js';
+import type { ShellConfig } from '../config/shell-env.js';
 import { AppShellModule } from './app-shell.module.js';
 import type { AppShellOptions } from './app-shell.options.js';
 

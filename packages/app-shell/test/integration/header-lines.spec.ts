@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import net from 'node:net';
-import { headerLinesOf } from '../../src/index.js';
+import { headerLinesOf } from '../../src/http/header-lines.js';
 
 /** What the server read: `headerLinesOf` and Node's `headersDistinct` of every name asked in `x-ask`. */
 type Seen = Record<string, { lines: string[] | null; distinct: string[] | null }>;

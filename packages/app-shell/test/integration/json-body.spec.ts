@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import http, { type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { JsonBodyMiddleware } from '../../src/index.js';
+import { JsonBodyMiddleware } from '../../src/http/json-body.js';
 
 const LIMIT = 64;
 

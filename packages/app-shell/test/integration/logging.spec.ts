@@ -9,13 +9,9 @@ import type { Response } from 'express';
 import { NestFactory } from '@nestjs/core';
 import { TraceFlags, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import {
-  LOGGING_OPTIONS,
-  REDACTED,
-  SHELL_APP_OPTIONS,
-  createNestLogger,
-  type ShellLoggerOptions,
-} from '../../src/index.js';
+import { REDACTED, createNestLogger, type ShellLoggerOptions } from '../../src/logging/shell-logger.js';
+import { LOGGING_OPTIONS } from '../../src/shell/app-shell.module.js';
+import { SHELL_APP_OPTIONS } from '../../src/shell/bootstrap.js';
 import { testShellModule } from './test-shell.js';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-[0-9a-f]{16}-01$/;

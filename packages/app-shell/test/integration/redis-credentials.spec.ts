@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { startRedis, waitFor, type RedisHandle } from '@retry-safe/testing';
-import { createRedisClient } from '../../src/index.js';
+import { createRedisClient } from '../../src/redis.js';
 
 const PASSWORD = 'right-password-0123456789';
 

@@ -4,7 +4,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Logger } from '@nestjs/common';
 import { Redis } from 'ioredis';
 import { startRedis, waitFor, type RedisHandle } from '@retry-safe/testing';
-import { SharedLookupConnector, createRedisClient, sharedLookup } from '../../src/index.js';
+import { SharedLookupConnector, sharedLookup } from '../../src/redis-lookup.js';
+import { createRedisClient } from '../../src/redis.js';
 
 // A Redis host name whose resolver hangs (a stopped container's name on Docker's embedded DNS with no upstream
 // answers after 10 s) until the test lets it answer.

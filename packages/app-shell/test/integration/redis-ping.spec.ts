@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { Redis } from 'ioredis';
 import { busyFor, startRedis, type RedisHandle } from '@retry-safe/testing';
-import { pingRedis } from '../../src/index.js';
+import { pingRedis } from '../../src/redis.js';
 
 describe('pingRedis (the readiness check)', () => {
   let redis: RedisHandle;

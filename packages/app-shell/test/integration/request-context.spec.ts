@@ -3,13 +3,13 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { Logger } from '@nestjs/common';
 import express from 'express';
+import { RequestJournal } from '../../src/admin/request-journal.js';
 import {
-  HttpMetrics,
   RequestContextMiddleware,
-  RequestJournal,
   chainContextOf,
   type RequestContextOptions,
-} from '../../src/index.js';
+} from '../../src/http/request-context.js';
+import { HttpMetrics } from '../../src/telemetry/metrics.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

@@ -17,13 +17,10 @@ import { NestFactory } from '@nestjs/core';
 import { startRedis, type RedisHandle } from '@retry-safe/testing';
 import type { Response } from 'express';
 import type { Redis } from 'ioredis';
-import {
-  HealthController,
-  REDIS_CLIENT,
-  SHELL_APP_OPTIONS,
-  ShutdownState,
-  shutdown,
-} from '../../src/index.js';
+import { HealthController } from '../../src/health/health.controller.js';
+import { ShutdownState } from '../../src/health/shutdown-state.js';
+import { REDIS_CLIENT } from '../../src/redis.js';
+import { SHELL_APP_OPTIONS, shutdown } from '../../src/shell/bootstrap.js';
 import { testShellModule } from './test-shell.js';
 
 /** What happened, in order: the held request's answer and each close. */

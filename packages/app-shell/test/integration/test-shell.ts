@@ -1,5 +1,6 @@
 import { Module, type Type } from '@nestjs/common';
-import { AppShellModule, type AppShellOptions } from '../../src/index.js';
+import { AppShellModule } from '../../src/shell/app-shell.module.js';
+import type { AppShellOptions } from '../../src/shell/app-shell.options.js';
 
 /**
  * The root module of a test service named `service`: the shell with the least an app declares (no config, no

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { DEMO_SECRETS } from '@retry-safe/contracts';
-import { DEFAULT_SERVER_LIMITS, deploymentProblems, type DeploymentView } from '../../src/index.js';
+import { deploymentProblems, type DeploymentView } from '../../src/config/deployment-checks.js';
+import { DEFAULT_SERVER_LIMITS } from '../../src/server-limits.js';
 
 /** A service's view with FAULTS_ENABLED on loopback and `env` as its raw environment. */
 function view(env: Record<string, string>, rest: Partial<DeploymentView> = {}): DeploymentView {

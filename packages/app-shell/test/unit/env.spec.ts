@@ -1,6 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { z } from 'zod';
-import { envRedisUrl, parseEnv, redactCredentials, shellEnv } from '../../src/index.js';
+import { parseEnv, redactCredentials } from '../../src/config/env-validation.js';
+import { envRedisUrl } from '../../src/config/redis-env.js';
+import { shellEnv } from '../../src/config/shell-env.js';
 
 describe('redactCredentials', () => {
   it.each([

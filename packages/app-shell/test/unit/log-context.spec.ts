@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { setImmediate as tick } from 'node:timers/promises';
 import { ROOT_CONTEXT, context } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { currentLogFields, withLogContext } from '../../src/index.js';
+import { currentLogFields, withLogContext } from '../../src/logging/log-context.js';
 import { DeferredSampler, DeferredSpanProcessor, tracingStarted } from '../../src/otel/trace-export.js';
 
 // One process per test file (Jest's module registry): the first block runs as a service without the telemetry

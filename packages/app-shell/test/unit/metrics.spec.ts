@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { HttpMetrics } from '../../src/index.js';
+import { HttpMetrics } from '../../src/telemetry/metrics.js';
 
 const Outcome = { Created: 'created', Replayed: 'replayed' } as const;
 

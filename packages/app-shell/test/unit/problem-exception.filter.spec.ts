@@ -8,14 +8,16 @@ import {
 } from '@nestjs/common';
 import { InvalidRequestError, UpstreamTimeoutError, UpstreamUnavailableError } from '@retry-safe/http-client';
 import {
-  IdempotencyKeyInvalidError,
+  IdempotencyCorruptRecordError,
+  IdempotencyInProgressError,
   IdempotencyKeyMissingError,
-  UnsupportedMediaTypeError,
-  ValidationFailedError,
-} from '../../src/errors.js';
+  InvalidIdempotencyKeyError,
+} from '@retry-safe/idempotency';
+import { UnsupportedMediaTypeError, ValidationFailedError } from '../../src/http/errors.js';
 import { captureProblem, type SentProblem } from '@retry-safe/testing';
 import { itMapsToProblems } from '@retry-safe/testing/jest';
-import { ProblemExceptionFilter, downstreamProblemMapper } from '../../src/problem-exception.filter.js';
+import { downstreamProblemMapper } from '../../src/http/downstream-problem.mapper.js';
+import { ProblemExceptionFilter } from '../../src/http/problem-exception.filter.js';
 
 // The filter logs what it maps; keep the test output clean.
 Logger.overrideLogger(false);
@@ -33,11 +35,76 @@ const call = { method: 'POST', path: '/v1/payments', attempts: 4 };
 
 describe('ProblemExceptionFilter', () => {
   itMapsToProblems(catchWith, [
-    [new IdempotencyKeyMissingError(), 400, 'idempotency_key_missing'],
-    [new IdempotencyKeyInvalidError('key is empty'), 400, 'idempotency_key_invalid'],
     [new ValidationFailedError(['amount: too small']), 400, 'validation_failed'],
     [new UnsupportedMediaTypeError('text/plain'), 415, 'unsupported_media_type'],
   ]);
+
+  const where = { operation: 'order.create', key: 'k-1' };
+  it.each([
+    [
+      new IdempotencyKeyMissingError('the Idempotency-Key header is required', where),
+      400,
+      'idempotency_key_missing',
+      'Idempotency-Key required',
+      'The Idempotency-Key header is required',
+      {},
+    ],
+    [
+      new InvalidIdempotencyKeyError('key is empty', where),
+      400,
+      'idempotency_key_invalid',
+      'Invalid Idempotency-Key',
+      'The Idempotency-Key is not acceptable: key is empty',
+      {},
+    ],
+    [
+      new IdempotencyInProgressError(29_000, where),
+      409,
+      'request_in_progress',
+      'Request in progress',
+      'A request with this Idempotency-Key is still being processed; retry with the same key after Retry-After',
+      { 'Retry-After': '1' },
+    ],
+    [
+      new IdempotencyCorruptRecordError('bad json', where),
+      500,
+      'idempotency_record_corrupt',
+      'Stored result unreadable',
+      'The stored result for this Idempotency-Key cannot be read; nothing was done',
+      {},
+    ],
+  ])(
+    "answers the library's %p through the library's mapping: %i %s",
+    (error, status, code, title, detail, headers) => {
+      const sent = catchWith(error);
+      expect([sent.status, sent.type, sent.headers]).toEqual([status, 'application/problem+json', headers]);
+      expect(sent.body).toEqual({ type: `urn:retry-safe:problem:${code}`, title, status, detail, code });
+    },
+  );
+
+  it("answers a library error before the app's mapper, with the app's overrides and missing-key detail", () => {
+    const filter = new ProblemExceptionFilter({
+      serviceName: 'The payments service',
+      mapError: () => ({ problem: { type: 'x', title: 'x', status: 418, detail: 'x', code: 'mapped' } }),
+      idempotencyOverrides: {
+        IDEMPOTENCY_IN_PROGRESS: { code: 'payment_in_progress', title: 'Payment in progress' },
+      },
+      keyMissingDetail: 'The Idempotency-Key header is required: send one',
+    });
+    const busy = captureProblem(filter, new IdempotencyInProgressError(1_000, where));
+    expect([busy.status, busy.body, busy.headers]).toEqual([
+      409,
+      expect.objectContaining({ code: 'payment_in_progress', title: 'Payment in progress' }),
+      { 'Retry-After': '1' },
+    ]);
+    const missing = captureProblem(filter, new IdempotencyKeyMissingError('no key', where));
+    expect(missing.body).toMatchObject({
+      status: 400,
+      code: 'idempotency_key_missing',
+      detail: 'The Idempotency-Key header is required: send one',
+    });
+    expect(captureProblem(filter, new Error('other')).body).toMatchObject({ code: 'mapped' });
+  });
 
   it('passes a 503 problem from payments up unchanged, with its Retry-After', () => {
     const problem = {
@@ -205,7 +272,7 @@ describe('ProblemExceptionFilter', () => {
     const host = {
       switchToHttp: () => ({ getRequest: () => ({}), getResponse: () => res }),
     } as unknown as ArgumentsHost;
-    newFilter().catch(new IdempotencyKeyMissingError(), host);
+    newFilter().catch(new ValidationFailedError(['amount: too small']), host);
     expect(sent).toBe(false);
   });
 });

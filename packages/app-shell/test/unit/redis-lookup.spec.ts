@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { LookupAddress } from 'node:dns';
 import type { LookupFunction } from 'node:net';
-import { sharedLookup } from '../../src/index.js';
+import { sharedLookup } from '../../src/redis-lookup.js';
 
 type Answer = (
   error: NodeJS.ErrnoException | null,

@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import type { Response } from 'express';
-import { relay } from '../../src/relay.js';
+import { relay } from '../../src/http/relay.js';
 
 function fakeResponse() {
   const state: { status?: number; headers: Record<string, string> } = { headers: {} };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Logger } from '@nestjs/common';
 import { z } from 'zod';
-import { ValidationFailedError } from '../../src/errors.js';
+import { ValidationFailedError } from '../../src/http/errors.js';
 import { RuntimeSettings } from '../../src/admin/runtime-settings.js';
 
 Logger.overrideLogger(false);

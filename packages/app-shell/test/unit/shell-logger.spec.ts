@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Writable } from 'node:stream';
-import { REDACTED, createShellLogger, withLogContext, type LogLevel } from '../../src/index.js';
+import { withLogContext } from '../../src/logging/log-context.js';
+import { REDACTED, createShellLogger, type LogLevel } from '../../src/logging/shell-logger.js';
 
 /** A shell logger writing into an array, parsed. */
 function capture(level?: LogLevel) {

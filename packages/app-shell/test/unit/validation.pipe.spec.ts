@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import type { ArgumentMetadata } from '@nestjs/common';
 import { z } from 'zod';
-import { ValidationFailedError } from '../../src/errors.js';
-import { createValidationPipe } from '../../src/validation.pipe.js';
+import { ValidationFailedError } from '../../src/http/errors.js';
+import { createValidationPipe } from '../../src/http/validation.pipe.js';
 
 // A strict body like the services' payment commands (an unknown key is an issue of its own).
 const CreatePaymentSchema = z.strictObject({

@@ -1,5 +1,5 @@
 import { DEMO_API_TOKEN_VALUES, DEMO_PASSWORDS, DEMO_SECRETS } from '@retry-safe/contracts';
-import { serverLimitsProblem, type ServerLimits } from './server-limits.js';
+import { serverLimitsProblem, type ServerLimits } from '../server-limits.js';
 
 /** What {@link deploymentProblems} reads of an environment already parsed by an app's schema. */
 export interface DeploymentView {

@@ -1,7 +1,7 @@
-import { createServer } from 'node:http';
-import { Inject, Injectable, Logger, type OnApplicationBootstrap } from '@nestjs/common';
+import type { RequestListener } from 'node:http';
+import { Inject, Injectable } from '@nestjs/common';
 import { HttpMetrics } from './metrics.js';
-import { SideListener } from './side-listener.js';
+import { SideListener } from '../side-listener.js';
 
 /** Where `GET /metrics` is served when it has a listener of its own (`METRICS_HOST`, `METRICS_PORT`). */
 export interface MetricsListenerOptions {
@@ -19,18 +19,16 @@ export const METRICS_LISTENER_OPTIONS = Symbol('METRICS_LISTENER_OPTIONS');
  * internals. Opened once the app is up, closed after the HTTP drain (metrics stay readable while it drains).
  */
 @Injectable()
-export class MetricsListener extends SideListener implements OnApplicationBootstrap {
-  private readonly logger = new Logger('metrics');
-
+export class MetricsListener extends SideListener {
   constructor(
     private readonly metrics: HttpMetrics,
-    @Inject(METRICS_LISTENER_OPTIONS) private readonly options: MetricsListenerOptions,
+    @Inject(METRICS_LISTENER_OPTIONS) options: MetricsListenerOptions,
   ) {
-    super();
+    super(options, 'metrics');
   }
 
-  async onApplicationBootstrap(): Promise<void> {
-    const server = createServer((req, res) => {
+  protected handler(): RequestListener {
+    return (req, res) => {
       if (req.method !== 'GET' || req.url?.split('?', 1)[0] !== '/metrics') {
         res.writeHead(404).end();
         return;
@@ -39,7 +37,6 @@ export class MetricsListener extends SideListener implements OnApplicationBootst
         (text) => res.writeHead(200, { 'content-type': this.metrics.registry.contentType }).end(text),
         () => res.writeHead(500).end(),
       );
-    });
-    await this.open(server, this.options, this.logger, 'metrics listening');
+    };
   }
 }

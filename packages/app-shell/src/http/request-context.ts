@@ -13,9 +13,9 @@ import { idempotencyKeyDigest } from '@retry-safe/contracts';
 import { parseDeadline } from '@retry-safe/http-client';
 import { parseIdempotencyKeyHeader } from '@retry-safe/idempotency';
 import type { NextFunction, Request, Response } from 'express';
-import { HttpMetrics } from './metrics.js';
-import { RequestJournal, preciseNow } from './admin/request-journal.js';
-import { withLogContext } from './logging/log-context.js';
+import { HttpMetrics } from '../telemetry/metrics.js';
+import { RequestJournal, preciseNow } from '../admin/request-journal.js';
+import { withLogContext } from '../logging/log-context.js';
 import { headerLinesOf } from './header-lines.js';
 
 // What a request id from upstream may look like; anything else is replaced (it ends up in logs).

@@ -1,9 +1,9 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
-import { HttpClientErrorCode, RETRY_EXHAUSTED_HEADER, isHttpClientError } from '@retry-safe/http-client';
-import { PROBLEM_CONTENT_TYPE, isProblem, problem, type Problem } from '@retry-safe/contracts/http';
+import { PROBLEM_CONTENT_TYPE, RequestProblemCode, problem, type Problem } from '@retry-safe/contracts/http';
+import { problemForIdempotencyError, type IdempotencyProblemOverrides } from '@retry-safe/idempotency/nest';
 import type { Request, Response } from 'express';
 import { ServiceErrorCode, isServiceError } from './errors.js';
-import { statusTitle } from './problem.js';
+import { statusTitle } from './status-title.js';
 import { requestIdOf } from './request-context.js';
 
 /** A problem and the headers that go with it. */
@@ -41,15 +41,23 @@ export type ProblemCodeMap = Readonly<Record<string, ProblemCodeMapping>>;
 export interface ProblemExceptionFilterOptions {
   /** Names the service in the 500 detail, e.g. `The gateway` gives "The gateway failed unexpectedly". */
   readonly serviceName: string;
-  /** Runs first, for what a code alone cannot say: downstream calls, idempotency errors. */
+  /** Runs first (after the idempotency errors), for what a code alone cannot say: downstream calls, databases. */
   readonly mapError?: ProblemMapper;
+  /**
+   * The library's idempotency errors are answered by its mapping (`problemForIdempotencyError`); these override the
+   * `code` and `title` a route publishes for some of them, e.g. payments' 409 `payment_in_progress`. @default none
+   */
+  readonly idempotencyOverrides?: IdempotencyProblemOverrides;
+  /**
+   * The detail of 400 `idempotency_key_missing`, for an edge that tells its clients more than the library's "The
+   * Idempotency-Key header is required". @default the library's
+   */
+  readonly keyMissingDetail?: string;
   /** The app's own codes, recognised on any error by its `code` property (5xx ones are logged as warnings). */
   readonly codes?: ProblemCodeMap;
 }
 
 const byCode: Record<ServiceErrorCode, { status: number; title: string }> = {
-  [ServiceErrorCode.IdempotencyKeyMissing]: { status: 400, title: 'Idempotency-Key required' },
-  [ServiceErrorCode.IdempotencyKeyInvalid]: { status: 400, title: 'Invalid Idempotency-Key' },
   [ServiceErrorCode.ValidationFailed]: { status: 400, title: 'Invalid request' },
   [ServiceErrorCode.UnsupportedMediaType]: { status: 415, title: 'Unsupported media type' },
   [ServiceErrorCode.Unauthorized]: { status: 401, title: 'Unauthorized' },
@@ -78,7 +86,9 @@ const bodyErrors: Record<string, { status: number; code: string; title: string; 
 
 /**
  * A service's only exception filter: every error leaves as `application/problem+json`.
- * - First the app's {@link ProblemExceptionFilterOptions.mapError}, then its code map
+ * - First the idempotency library's errors, through the library's own mapping (`problemForIdempotencyError`: 400
+ *   `idempotency_key_missing`/`_invalid`, 409 + `Retry-After`, 422, 503 + `Retry-After`, ...; 5xx ones logged).
+ * - Then the app's {@link ProblemExceptionFilterOptions.mapError}, then its code map
  *   ({@link ProblemExceptionFilterOptions.codes}).
  * - The shared errors ({@link ServiceErrorCode}) map by `code` (400, 401, 415).
  * - Nest's and body-parser's HttpExceptions keep their status with a stable code; the rest is a logged 500.
@@ -112,6 +122,8 @@ export class ProblemExceptionFilter implements ExceptionFilter {
         `${this.options.serviceName} failed unexpectedly`,
       ),
     });
+    const idempotency = this.idempotencyProblem(error, req);
+    if (idempotency !== undefined) return idempotency;
     const mapped = this.options.mapError?.(error, { req, logger: this.logger, internalError });
     if (mapped !== undefined) return mapped;
     const own = this.ownProblem(error, req);
@@ -135,6 +147,25 @@ export class ProblemExceptionFilter implements ExceptionFilter {
     return internalError();
   }
 
+  // The library's table of code -> status/title/detail, the one place its errors become problems.
+  private idempotencyProblem(error: unknown, req: Request): ProblemReply | undefined {
+    const mapped = problemForIdempotencyError(error, this.options.idempotencyOverrides);
+    if (mapped === undefined) return undefined;
+    if (mapped.status >= 500) {
+      this.logger.warn({
+        msg: 'idempotency failure',
+        requestId: requestIdOf(req),
+        error: describeError(error),
+      });
+    }
+    const { status, code, title, headers } = mapped;
+    const detail =
+      code === RequestProblemCode.IdempotencyKeyMissing
+        ? (this.options.keyMissingDetail ?? mapped.detail)
+        : mapped.detail;
+    return { problem: problem(status, code, title, detail), headers };
+  }
+
   private ownProblem(error: unknown, req: Request): ProblemReply | undefined {
     const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
     const mapping = typeof code === 'string' ? this.options.codes?.[code] : undefined;
@@ -156,63 +187,6 @@ export class ProblemExceptionFilter implements ExceptionFilter {
 /** An error for a log line: its stack (or message), or the thrown value as a string. */
 export function describeError(error: unknown): string {
   return error instanceof Error ? (error.stack ?? error.message) : String(error);
-}
-
-/**
- * The mapping of a hop that calls another of our services (gateway to orders, orders to payments) once the call
- * failed after its retries (4xx answers never get here: controllers {@link relay} them):
- * - The hop got a problem answer (a 5xx): its status, body and `Retry-After` pass up unchanged, so a 500
- *   `idempotency_record_corrupt` reaches the client as that, not as a 502.
- * - It got no answer (or one that is not a problem): 502 `upstream_unavailable`, or 504 `upstream_timeout`.
- * Either way, `x-retry-exhausted: true` goes with it when this hop retried the failure (or its budget or the
- * deadline stopped it, or the answer carried the header): the caller above passes it up instead of retrying.
- * @param downstream - names the called service in the problem detail, e.g. `The orders service`.
- */
-export function downstreamProblemMapper(downstream: string): ProblemMapper {
-  return (error, { req, logger, internalError }) => {
-    if (!isHttpClientError(error)) return undefined;
-    const exhausted: Record<string, string> = error.retriesExhausted
-      ? { [RETRY_EXHAUSTED_HEADER]: 'true' }
-      : {};
-    const last = error.response;
-    if (last !== undefined && last.status >= 500 && isProblem(last.data)) {
-      const retryAfter = last.headers['retry-after'];
-      return {
-        problem: last.data,
-        headers: retryAfter === undefined ? exhausted : { ...exhausted, 'Retry-After': retryAfter },
-      };
-    }
-    logger.warn({
-      msg: 'upstream failed',
-      requestId: requestIdOf(req),
-      code: error.code,
-      error: error.message,
-    });
-    switch (error.code) {
-      case HttpClientErrorCode.UpstreamTimeout:
-        return {
-          problem: problem(
-            504,
-            'upstream_timeout',
-            'Upstream timeout',
-            `${downstream} did not answer in time`,
-          ),
-          headers: exhausted,
-        };
-      case HttpClientErrorCode.UpstreamUnavailable:
-        return {
-          problem: problem(
-            502,
-            'upstream_unavailable',
-            'Upstream unavailable',
-            `${downstream} is unavailable`,
-          ),
-          headers: exhausted,
-        };
-      default:
-        return internalError();
-    }
-  };
 }
 
 /** body-parser's http-errors (Nest wraps them in an HttpException with the original as `cause`). */

@@ -2,11 +2,11 @@ import { RequestProblemCode } from '@retry-safe/contracts/http';
 
 /**
  * Stable codes of the errors every service shares; each app spreads them into its own `...ErrorCode` object and
- * adds its own. {@link ProblemExceptionFilter} turns each of these into one problem response.
+ * adds its own. {@link ProblemExceptionFilter} turns each of these into one problem response. A missing or invalid
+ * `Idempotency-Key` is the library's error (`IdempotencyKeyMissingError`, `InvalidIdempotencyKeyError` of
+ * `@retry-safe/idempotency`), answered by the library's mapping.
  */
 export const ServiceErrorCode = {
-  IdempotencyKeyMissing: RequestProblemCode.IdempotencyKeyMissing,
-  IdempotencyKeyInvalid: RequestProblemCode.IdempotencyKeyInvalid,
   ValidationFailed: RequestProblemCode.ValidationFailed,
   UnsupportedMediaType: RequestProblemCode.UnsupportedMediaType,
   Unauthorized: RequestProblemCode.Unauthorized,
@@ -28,23 +28,6 @@ export abstract class ServiceError<C extends string = string> extends Error {
   ) {
     super(message, options);
     this.name = new.target.name;
-  }
-}
-
-/** A request without `Idempotency-Key`. */
-export class IdempotencyKeyMissingError extends ServiceError<ServiceErrorCode> {
-  readonly code = ServiceErrorCode.IdempotencyKeyMissing;
-  /** @param message - @default `'The Idempotency-Key header is required'` (the gateway says more, to clients) */
-  constructor(message = 'The Idempotency-Key header is required') {
-    super(message);
-  }
-}
-
-/** An `Idempotency-Key` that is repeated, malformed or breaks the coordinator's key rules. */
-export class IdempotencyKeyInvalidError extends ServiceError<ServiceErrorCode> {
-  readonly code = ServiceErrorCode.IdempotencyKeyInvalid;
-  constructor(readonly reason: string) {
-    super(`The Idempotency-Key is not acceptable: ${reason}`, { reason });
   }
 }
 
