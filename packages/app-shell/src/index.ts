@@ -6,7 +6,14 @@
 // contract in it.
 export { shellAppModule, type AppDeclaration } from './shell/shell-app-module.js';
 export { type AppShellOptions } from './shell/app-shell.options.js';
-export { SHELL_APP_OPTIONS, bootstrap, shutdown, type BootstrapOptions } from './shell/bootstrap.js';
+export { bootstrap, shutdown, type BootstrapOptions } from './shell/bootstrap.js';
+export {
+  SHELL_APP_OPTIONS,
+  createShellHttpAdapter,
+  requestListenerOf,
+  shellPlatform,
+  type ShellPlatformName,
+} from './shell/shell-http-adapter.js';
 export { whenReady, type ReadinessCheck } from './health/health.controller.js';
 export { answersWithin } from './health/answers-within.js';
 export { REDIS_CLIENT, createRedisConnection, type RedisLocation } from './redis.js';

@@ -1,35 +1,34 @@
 import type { ArgumentsHost, ExceptionFilter } from '@nestjs/common';
-import type { Request, Response } from 'express';
 
 /** What an exception filter sent, as {@link captureProblem} recorded it. */
 export interface SentProblem {
   status?: number;
-  /** The media type set with `res.type()`. */
+  /** The media type set with `reply.type()`. */
   type?: string;
   /** The body, parsed from the JSON the filter sent. */
   body?: Record<string, unknown>;
-  /** Headers set with `res.setHeader()`. */
+  /** Headers set with `reply.header()`. */
   headers: Record<string, string>;
 }
 
 /**
- * Runs `filter.catch(error)` against an in-memory Express response (no server, no network) and returns what it
- * sent: the filter unit tests check their own error mappings with it.
+ * Runs `filter.catch(error)` against an in-memory Fastify reply (no server, no network) and returns what it sent:
+ * the filter unit tests check their own error mappings with it.
  */
 export function captureProblem(filter: ExceptionFilter, error: unknown): SentProblem {
   const sent: SentProblem = { headers: {} };
   const res = {
-    headersSent: false,
-    destroyed: false,
-    setHeader: (name: string, value: string) => {
+    raw: { headersSent: false, destroyed: false },
+    header(name: string, value: string) {
       sent.headers[name] = value;
-    },
-    status(code: number) {
-      sent.status = code;
       return this;
     },
     type(type: string) {
       sent.type = type;
+      return this;
+    },
+    status(code: number) {
+      sent.status = code;
       return this;
     },
     send(body: string) {
@@ -39,8 +38,8 @@ export function captureProblem(filter: ExceptionFilter, error: unknown): SentPro
   };
   const host = {
     switchToHttp: () => ({
-      getRequest: () => ({}) as Request,
-      getResponse: () => res as unknown as Response,
+      getRequest: () => ({ raw: {} }),
+      getResponse: () => res,
     }),
   } as ArgumentsHost;
   filter.catch(error, host);

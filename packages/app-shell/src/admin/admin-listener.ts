@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener } from 'node:http';
 import { Inject, Injectable } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import { SideListener, type SideListenerAddress } from '../side-listener.js';
+import { requestListenerOf } from '../shell/shell-http-adapter.js';
 
 /**
  * Where the `/__*` routes are served when they have a listener of their own (`ADMIN_HOST`, `ADMIN_PORT`; 0 picks a
@@ -38,7 +39,7 @@ export class AdminListener extends SideListener {
   }
 
   protected handler(): RequestListener {
-    const app = this.adapterHost.httpAdapter.getInstance<RequestListener>();
+    const app = requestListenerOf(this.adapterHost.httpAdapter);
     return (req, res) => {
       viaAdminListener.add(req);
       app(req, res);

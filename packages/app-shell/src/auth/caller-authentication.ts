@@ -1,9 +1,10 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Inject, Injectable, NotFoundException, Optional, type NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_LISTENER_OPTIONS, arrivedOnAdminListener } from '../admin/admin-listener.js';
 import { UnauthorizedError } from '../http/errors.js';
 import { requestContextOf, type RequestContext } from '../http/request-context.js';
+import { originalUrlOf } from '../http/http-platform.js';
 
 /**
  * Who may call an app: runs on every request before its body is parsed (so an unauthenticated caller gets 401
@@ -15,7 +16,7 @@ export interface CallerAuthenticator {
    * Accepts the request (and may record who called, e.g. `context.tenantId`) or refuses it.
    * @throws {@link UnauthorizedError} when the caller is not authenticated.
    */
-  authenticate(req: Request, context: RequestContext): void;
+  authenticate(req: IncomingMessage, context: RequestContext): void;
 }
 
 /** DI token of the app's {@link CallerAuthenticator}. */
@@ -56,11 +57,11 @@ export class CallerAuthenticationMiddleware implements NestMiddleware {
       adminToken === undefined ? undefined : new InternalTokenAuthenticator(adminToken, 'ADMIN_TOKEN');
   }
 
-  use(req: Request, _res: Response, next: NextFunction): void {
-    const path = req.originalUrl.split('?', 1)[0] ?? '';
+  use(req: IncomingMessage, _res: ServerResponse, next: (error?: unknown) => void): void {
+    const path = originalUrlOf(req).split('?', 1)[0] ?? '';
     if (this.adminListener !== undefined && isAdminPath(path) !== arrivedOnAdminListener(req)) {
       // Nest's own words for an unknown route: the public port does not reveal that an admin listener exists.
-      throw new NotFoundException(`Cannot ${req.method} ${path}`);
+      throw new NotFoundException(`Cannot ${req.method ?? 'GET'} ${path}`);
     }
     // With ADMIN_TOKEN set (a service reachable off loopback), the routes that switch faults and idempotency
     // demand it, whatever the path's case of the rest.
@@ -106,7 +107,7 @@ export class InternalTokenAuthenticator implements CallerAuthenticator {
     this.expected = secretDigest(token);
   }
 
-  authenticate(req: Request): void {
+  authenticate(req: IncomingMessage): void {
     const token = bearerTokenOf(req.headers.authorization);
     if (token === undefined)
       throw new UnauthorizedError(`A credential is required: Authorization: Bearer <${this.variable}>`);

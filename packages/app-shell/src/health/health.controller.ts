@@ -1,5 +1,5 @@
 import { Controller, Get, HttpStatus, Inject, Res, type INestApplicationContext } from '@nestjs/common';
-import type { Response } from 'express';
+import type { HttpReply } from '../http/http-platform.js';
 import { ShutdownState } from './shutdown-state.js';
 
 /** One dependency readiness depends on, e.g. `redis`. */
@@ -37,7 +37,7 @@ export class HealthController {
   }
 
   @Get()
-  async ready(@Res({ passthrough: true }) res: Response): Promise<HealthReport> {
+  async ready(@Res({ passthrough: true }) res: HttpReply): Promise<HealthReport> {
     const results = await Promise.all(
       this.checks.map(async ({ name, check }) => [name, await check()] as const),
     );

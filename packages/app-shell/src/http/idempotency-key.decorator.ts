@@ -1,8 +1,8 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import { idempotencyKeyFromHeader } from '@retry-safe/idempotency/nest';
-import type { Request } from 'express';
 import { headerLinesOf } from './header-lines.js';
+import { nodeRequestFrom } from './http-platform.js';
 
 /**
  * A parameter decorator giving the request's `Idempotency-Key`, read by the library's one reader
@@ -12,7 +12,5 @@ import { headerLinesOf } from './header-lines.js';
  * rather than merged: `@IdempotencyKey() key: string`.
  */
 export const IdempotencyKey = createParamDecorator((_data: unknown, context: ExecutionContext): string =>
-  idempotencyKeyFromHeader(
-    headerLinesOf(context.switchToHttp().getRequest<Request>(), ChainHeader.IdempotencyKey),
-  ),
+  idempotencyKeyFromHeader(headerLinesOf(nodeRequestFrom(context), ChainHeader.IdempotencyKey)),
 );

@@ -6,8 +6,12 @@ import {
   type NestMiddleware,
 } from '@nestjs/common';
 import { AsyncResource } from 'node:async_hooks';
-import express, { type NextFunction, type Request, type Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+// body-parser's JSON parser (what express.json is), run on the Node request as connect-style middleware: the
+// platform's own parsing is off (see `createShellHttpAdapter`).
+import express from 'express';
 import { UnsupportedMediaTypeError } from './errors.js';
+import { nodeRequestFrom } from './http-platform.js';
 
 /** Options of {@link JsonBodyMiddleware}, provided as {@link JSON_BODY_OPTIONS}. */
 export interface JsonBodyOptions {
@@ -23,6 +27,8 @@ const PLAIN_JSON = /^application\/json(?:\s*;\s*charset=(?:"utf-8"|utf-8))?$/i;
 // What JSON.parse may see first besides a value: body-parser's strict mode takes only an object or an array.
 const STRICT_FIRST = /^[ \t\n\r]*[[{]/;
 const UTF8_BOM = 0xfeff;
+// A media type as type-is (Express' `req.is`) accepts one: type/subtype tokens, then parameters or nothing.
+const MEDIA_TYPE = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(?:;|$)/;
 
 /** A body-parser error of `type` (what the problem filter maps), made where the fast path refuses. */
 function bodyError(status: number, type: string, message: string): Error {
@@ -50,7 +56,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
     this.parse = express.json({ limit: options.limitBytes, strict: true, type: 'application/json' });
   }
 
-  use(req: Request, res: Response, next: NextFunction): void {
+  use(req: IncomingMessage & { body?: unknown }, res: ServerResponse, next: (error?: unknown) => void): void {
     const length = Number(req.headers['content-length']);
     const type = req.headers['content-type'];
     const plain =
@@ -62,7 +68,7 @@ export class JsonBodyMiddleware implements NestMiddleware {
       length > 0 &&
       length <= this.limitBytes;
     if (!plain) {
-      this.parse(req, res, next);
+      this.parse(req as express.Request, res as express.Response, next);
       return;
     }
     // The stream's events come in the socket's async context, not the request's: the rest of the request must run
@@ -118,13 +124,25 @@ export class JsonBodyMiddleware implements NestMiddleware {
 @Injectable()
 export class JsonContentTypeGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
-    const req = context.switchToHttp().getRequest<Request>();
+    const req = nodeRequestFrom(context);
     const type = req.headers['content-type'];
     // The chain's own calls match the plain form: one regular expression instead of type-is' parse of the header.
     if (type !== undefined && PLAIN_JSON.test(type)) return true;
-    if (req.is('application/json') === false || type === undefined) {
-      throw new UnsupportedMediaTypeError(req.headers['content-type']);
+    if (type === undefined || (hasBody(req) && !isJsonMediaType(type))) {
+      throw new UnsupportedMediaTypeError(type);
     }
     return true;
   }
+}
+
+/** Whether the request announces a body (type-is' `hasBody`): a request without one has no media type to refuse. */
+function hasBody(req: IncomingMessage): boolean {
+  return (
+    req.headers['transfer-encoding'] !== undefined || !Number.isNaN(Number(req.headers['content-length']))
+  );
+}
+
+/** Whether `type` is `application/json` with any parameters, as `req.is('application/json')` tells it. */
+function isJsonMediaType(type: string): boolean {
+  return MEDIA_TYPE.exec(type)?.[1]?.toLowerCase() === 'application/json';
 }

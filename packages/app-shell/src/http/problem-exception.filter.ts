@@ -1,10 +1,11 @@
 import { Catch, HttpException, Logger, type ArgumentsHost, type ExceptionFilter } from '@nestjs/common';
 import { PROBLEM_CONTENT_TYPE, RequestProblemCode, problem, type Problem } from '@retry-safe/contracts/http';
 import { problemForIdempotencyError, type IdempotencyProblemOverrides } from '@retry-safe/idempotency/nest';
-import type { Request, Response } from 'express';
+import type { IncomingMessage } from 'node:http';
 import { ServiceErrorCode, isServiceError } from './errors.js';
 import { statusTitle } from './status-title.js';
 import { requestIdOf } from './request-context.js';
+import { nodeRequestOf, sendAnswer, type HttpRequest } from './http-platform.js';
 
 /** A problem and the headers that go with it. */
 export interface ProblemReply {
@@ -14,7 +15,8 @@ export interface ProblemReply {
 
 /** What an app's {@link ProblemMapper} gets besides the error. */
 export interface ProblemMapperContext {
-  readonly req: Request;
+  /** The Node request (on Fastify, the request's `raw`). */
+  readonly req: IncomingMessage;
   /** The filter's logger (context `ProblemExceptionFilter`). */
   readonly logger: Logger;
   /** The 500 `internal_error` problem of this service, which reveals nothing. */
@@ -104,16 +106,21 @@ export class ProblemExceptionFilter implements ExceptionFilter {
 
   catch(error: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
-    const req = http.getRequest<Request>();
-    const res = http.getResponse<Response>();
+    const req = nodeRequestOf(http.getRequest<HttpRequest>());
+    const res = http.getResponse<Parameters<typeof sendAnswer>[0]>();
     // A fault may have destroyed the socket, or the answer may have started: nothing more can be sent.
-    if (res.headersSent || res.destroyed) return;
+    const raw = 'raw' in res ? res.raw : res;
+    if (raw.headersSent || raw.destroyed) return;
     const { problem: body, headers = {} } = this.toProblem(error, req);
-    for (const [name, value] of Object.entries(headers)) res.setHeader(name, value);
-    res.status(body.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(body));
+    sendAnswer(res, {
+      status: body.status,
+      headers,
+      mediaType: PROBLEM_CONTENT_TYPE,
+      body: JSON.stringify(body),
+    });
   }
 
-  private toProblem(error: unknown, req: Request): ProblemReply {
+  private toProblem(error: unknown, req: IncomingMessage): ProblemReply {
     const internalError = (): ProblemReply => ({
       problem: problem(
         500,
@@ -148,7 +155,7 @@ export class ProblemExceptionFilter implements ExceptionFilter {
   }
 
   // The library's table of code -> status/title/detail, the one place its errors become problems.
-  private idempotencyProblem(error: unknown, req: Request): ProblemReply | undefined {
+  private idempotencyProblem(error: unknown, req: IncomingMessage): ProblemReply | undefined {
     const mapped = problemForIdempotencyError(error, this.options.idempotencyOverrides);
     if (mapped === undefined) return undefined;
     if (mapped.status >= 500) {
@@ -166,7 +173,7 @@ export class ProblemExceptionFilter implements ExceptionFilter {
     return { problem: problem(status, code, title, detail), headers };
   }
 
-  private ownProblem(error: unknown, req: Request): ProblemReply | undefined {
+  private ownProblem(error: unknown, req: IncomingMessage): ProblemReply | undefined {
     const code = error instanceof Error ? (error as Error & { code?: unknown }).code : undefined;
     const mapping = typeof code === 'string' ? this.options.codes?.[code] : undefined;
     if (mapping === undefined) return undefined;

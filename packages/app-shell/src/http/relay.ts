@@ -1,24 +1,24 @@
 import { ChainHeader } from '@retry-safe/contracts/http';
 import type { ServiceResponse } from '@retry-safe/http-client';
-import type { Response } from 'express';
+import type { HttpReply } from './http-platform.js';
 
 // What a hop passes up from the answer it got: the media type (problem+json stays problem+json) and the retry hint
 // of a 409 or 503. The replay marker is this hop's own call (below).
 const RELAYED_HEADERS = ['content-type', 'retry-after'] as const;
 
 /**
- * Answers with a downstream response: status, the headers above, and the body (re-serialized by `res.json`, which
- * gives back the same bytes for a body that JSON.stringify produced), with this hop's own replay marker (see
+ * Answers with a downstream response: status, the headers above, and the body (re-serialized as JSON by the platform,
+ * which gives back the same bytes for a body that JSON.stringify produced), with this hop's own replay marker (see
  * {@link storedBeforeThisRequest}). Returns the body for the handler to return, so interceptors and faults after
  * the handler still see the answer before it is sent.
  */
-export function relay(res: Response, upstream: ServiceResponse<unknown>): unknown {
+export function relay(res: HttpReply, upstream: ServiceResponse<unknown>): unknown {
   res.status(upstream.status);
   for (const name of RELAYED_HEADERS) {
     const value = upstream.headers[name];
-    if (value !== undefined) res.setHeader(name, value);
+    if (value !== undefined) res.header(name, value);
   }
-  if (storedBeforeThisRequest(upstream)) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
+  if (storedBeforeThisRequest(upstream)) res.header(ChainHeader.IdempotentReplayed, 'true');
   return upstream.data;
 }
 

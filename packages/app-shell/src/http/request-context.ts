@@ -12,11 +12,18 @@ import { ChainHeader } from '@retry-safe/contracts/http';
 import { idempotencyKeyDigest } from '@retry-safe/contracts';
 import { parseDeadline } from '@retry-safe/http-client';
 import { parseIdempotencyKeyHeader } from '@retry-safe/idempotency';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { HttpMetrics } from '../telemetry/metrics.js';
 import { RequestJournal, preciseNow } from '../admin/request-journal.js';
 import { withLogContext } from '../logging/log-context.js';
 import { headerLinesOf } from './header-lines.js';
+import {
+  nodeRequestFrom,
+  nodeRequestOf,
+  originalUrlOf,
+  routeTemplateOf,
+  type HttpRequest,
+} from './http-platform.js';
 
 // What a request id from upstream may look like; anything else is replaced (it ends up in logs).
 const REQUEST_ID = /^[A-Za-z0-9._-]{1,128}$/;
@@ -57,34 +64,35 @@ export interface RequestContextOptions {
    */
   readonly requestBudgetMs?: number;
   /** The `tenantId` of the access-log line. Unset: the line has no `tenantId` field. */
-  readonly tenantOf?: (req: Request, context: RequestContext) => unknown;
+  readonly tenantOf?: (req: IncomingMessage, context: RequestContext) => unknown;
 }
 
 /** DI token of the {@link RequestContextOptions}: the app provides it next to the middleware. */
 export const REQUEST_CONTEXT_OPTIONS = Symbol('REQUEST_CONTEXT_OPTIONS');
 
-const contexts = new WeakMap<Request, RequestContext>();
+// Keyed by the Node request: the middleware gets it, a handler's Fastify request has it as `raw`.
+const contexts = new WeakMap<IncomingMessage, RequestContext>();
 
 /** The context {@link RequestContextMiddleware} attached to `req`. */
-export function requestContextOf(req: Request): RequestContext | undefined {
-  return contexts.get(req);
+export function requestContextOf(req: HttpRequest): RequestContext | undefined {
+  return contexts.get(nodeRequestOf(req));
 }
 
 /** The request's chain context, when the middleware propagates deadlines. */
-export function chainContextOf(req: Request): ChainContext | undefined {
-  const context = contexts.get(req);
+export function chainContextOf(req: HttpRequest): ChainContext | undefined {
+  const context = contexts.get(nodeRequestOf(req));
   if (context?.deadline === undefined) return undefined;
   return { requestId: context.requestId, deadline: context.deadline };
 }
 
 /** The request id of `req` (for logs and problem bodies). */
-export function requestIdOf(req: Request): string | undefined {
-  return contexts.get(req)?.requestId;
+export function requestIdOf(req: HttpRequest): string | undefined {
+  return contexts.get(nodeRequestOf(req))?.requestId;
 }
 
 /** The request's {@link ChainContext}: its id and deadline, for the next hop. */
 export const Chain = createParamDecorator((_data: unknown, context: ExecutionContext): ChainContext => {
-  const chain = chainContextOf(context.switchToHttp().getRequest<Request>());
+  const chain = chainContextOf(nodeRequestFrom(context));
   if (chain === undefined) throw new Error('RequestContextMiddleware did not run');
   return chain;
 });
@@ -106,7 +114,7 @@ export class RequestContextMiddleware implements NestMiddleware {
     @Inject(REQUEST_CONTEXT_OPTIONS) private readonly options: RequestContextOptions,
   ) {}
 
-  use(req: Request, res: Response, next: NextFunction): void {
+  use(req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void): void {
     const { tenantOf } = this.options;
     const incoming = req.headers[ChainHeader.RequestId];
     const minted = this.options.requestId === 'mint';
@@ -128,8 +136,8 @@ export class RequestContextMiddleware implements NestMiddleware {
     // Bound to the request's trace context (the server span's): `close` comes in the socket's context (nothing
     // binds the response's listeners, otel/server-spans.ts), and the access line must carry trace_id and span_id.
     const onClose = traceContext.bind(traceContext.active(), () => {
-      // `req.route` is set once the router matched; unmatched paths share one label to bound cardinality.
-      const route = (req.route as { path?: string } | undefined)?.path ?? 'unmatched';
+      // The route template is known once a route matched; unmatched paths share one label to bound cardinality.
+      const route = routeTemplateOf(req) ?? 'unmatched';
       const status = res.writableFinished ? String(res.statusCode) : 'aborted';
       const seconds = Number(process.hrtime.bigint() - started) / 1e9;
       this.metrics.httpRequests.inc({ method: req.method, route, status });
@@ -142,7 +150,7 @@ export class RequestContextMiddleware implements NestMiddleware {
         ...(minted && typeof incoming === 'string' ? { clientRequestId: incoming.slice(0, 128) } : {}),
         ...(tenantOf === undefined ? {} : { tenantId: tenantOf(req, context) }),
         method: req.method,
-        path: req.originalUrl,
+        path: originalUrlOf(req),
         route,
         status,
         replayed: res.getHeader(ChainHeader.IdempotentReplayed) === 'true',
@@ -163,7 +171,11 @@ export class RequestContextMiddleware implements NestMiddleware {
   }
 
   /** The request's id (minted, or the caller's when well-formed) and, with a request budget, its deadline. */
-  private contextOf(req: Request, minted: boolean, incoming: string | string[] | undefined): RequestContext {
+  private contextOf(
+    req: IncomingMessage,
+    minted: boolean,
+    incoming: string | string[] | undefined,
+  ): RequestContext {
     const requestId =
       !minted && typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     const budget = this.options.requestBudgetMs;
@@ -180,21 +192,22 @@ export class RequestContextMiddleware implements NestMiddleware {
    * called only while the journal is kept.
    */
   private journalize(
-    req: Request,
-    res: Response,
+    req: IncomingMessage,
+    res: ServerResponse,
     done: { requestId: string; route: string; status: string; startedAt: number; endedAt: number },
   ): void {
     const { route, status } = done;
-    if (route === '/health' || route === '/metrics' || req.originalUrl.startsWith('/__')) {
+    const path = originalUrlOf(req);
+    if (route === '/health' || route === '/metrics' || path.startsWith('/__')) {
       return;
     }
     const key = journaledKey(req);
     this.journal.record({
       service: this.options.service,
       requestId: done.requestId,
-      method: req.method,
+      method: req.method ?? 'GET',
       route,
-      path: req.originalUrl,
+      path,
       ...(key === undefined ? {} : { idempotencyKeyDigest: idempotencyKeyDigest(key) }),
       startedAt: done.startedAt,
       endedAt: done.endedAt,
@@ -208,7 +221,7 @@ export class RequestContextMiddleware implements NestMiddleware {
  * The `Idempotency-Key` a journal entry names (by its digest only): decoded as the chain reads it, so a client's bare
  * `k` and the gateway's `"k"` to orders are one key; a header the parser refuses is named as it came.
  */
-function journaledKey(req: Request): string | undefined {
+function journaledKey(req: IncomingMessage): string | undefined {
   const raw = req.headers[ChainHeader.IdempotencyKey];
   if (raw === undefined) return undefined;
   const parsed = parseIdempotencyKeyHeader(headerLinesOf(req, ChainHeader.IdempotencyKey));

@@ -1,6 +1,5 @@
 import type { DynamicModule, INestApplication, LoggerService } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
-import type { NestExpressApplication } from '@nestjs/platform-express';
 import type { Server } from 'node:http';
 import { ConfigError } from '../config/env-validation.js';
 import type { ListenConfig } from '../config/shell-env.js';
@@ -11,13 +10,7 @@ import { drainServer } from './drain.js';
 import { applyServerLimits } from '../server-limits.js';
 import { createNestLogger, type ShellLoggerOptions } from '../logging/shell-logger.js';
 import { LOGGING_OPTIONS } from './app-shell.module.js';
-
-/**
- * How every app is created, by `main.ts` and by in-process tests alike: Nest's body parser off (the shell parses
- * JSON after the request context and authentication, see `AppShellModule`). Connections are not force-closed on
- * shutdown: {@link shutdown} drains them, so a running request is finished, not cut.
- */
-export const SHELL_APP_OPTIONS = { bodyParser: false } as const;
+import { SHELL_APP_OPTIONS, createShellHttpAdapter, type ShellPlatformName } from './shell-http-adapter.js';
 
 /** The signals that start the drain: SIGTERM (orchestrators, `docker stop`), SIGINT (Ctrl-C). */
 const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -32,7 +25,7 @@ export interface BootstrapOptions<C extends ListenConfig> {
   readonly describe?: (config: C) => Record<string, unknown>;
   /** The log line once listening, e.g. `gateway listening`. */
   readonly listening: string;
-  /** Sets the security headers of Nest's Express adapter (the public edge). @default false */
+  /** Sets the security headers of Nest's HTTP adapter (the public edge). @default false */
   readonly securityHeaders?: boolean;
   /**
    * The app is the public edge (the gateway): a client's `traceparent` does not make the request part of the
@@ -42,6 +35,8 @@ export interface BootstrapOptions<C extends ListenConfig> {
   readonly publicEdge?: boolean;
   /** Runs on the HTTP server before it listens, e.g. to answer parser errors with problems. */
   readonly configureServer?: (server: Server) => void;
+  /** The HTTP platform, the same as its in-process test app's ({@link shellPlatform}). @default 'fastify' */
+  readonly platform?: ShellPlatformName;
 }
 
 /**
@@ -60,10 +55,11 @@ export function bootstrap<C extends ListenConfig>(options: BootstrapOptions<C>):
 async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Promise<void> {
   const config = options.loadConfig();
   // Nest's own start-up lines wait in a buffer until the app's logger exists (it is built from the shell's options).
-  const app = await NestFactory.create<NestExpressApplication>(options.module(config), {
-    ...SHELL_APP_OPTIONS,
-    bufferLogs: true,
-  });
+  const appOptions = { ...SHELL_APP_OPTIONS, bufferLogs: true };
+  const express = options.platform === 'express';
+  const app = express
+    ? await NestFactory.create(options.module(config), appOptions)
+    : await NestFactory.create(options.module(config), createShellHttpAdapter(), appOptions);
   const logger = createNestLogger(app.get<ShellLoggerOptions>(LOGGING_OPTIONS));
   app.useLogger(logger);
   app.flushLogs();
@@ -78,8 +74,9 @@ async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Prom
       hint: 'start with node --import @retry-safe/app-shell/otel',
     });
   }
-  // No ETag on answers: express hashes every body for it, and no route here serves a cacheable representation.
-  app.set('etag', false);
+  // No ETag on answers: express hashes every body for it (Fastify adds none), and no route here serves a cacheable
+  // representation.
+  if (express) (app as INestApplication & { set(name: string, value: boolean): void }).set('etag', false);
   if (options.securityHeaders === true) app.useSecurityHeaders();
   applyServerLimits(app.getHttpServer(), config.serverLimits);
   options.configureServer?.(app.getHttpServer());

@@ -1,5 +1,5 @@
 import { Controller, Get, Global, Module, Res, type DynamicModule, type Type } from '@nestjs/common';
-import type { Response } from 'express';
+import type { HttpReply } from '../http/http-platform.js';
 import { HttpMetrics } from './metrics.js';
 import {
   METRICS_LISTENER_OPTIONS,
@@ -13,8 +13,8 @@ export class MetricsController {
   constructor(private readonly metrics: HttpMetrics) {}
 
   @Get()
-  async scrape(@Res({ passthrough: true }) res: Response): Promise<string> {
-    res.setHeader('Content-Type', this.metrics.registry.contentType);
+  async scrape(@Res({ passthrough: true }) res: HttpReply): Promise<string> {
+    res.header('Content-Type', this.metrics.registry.contentType);
     return this.metrics.registry.metrics();
   }
 }

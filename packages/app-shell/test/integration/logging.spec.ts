@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
-import type { IncomingMessage, Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { Writable } from 'node:stream';
 import { waitFor } from '@retry-safe/testing';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Body, Controller, Logger, Module, Param, Post, Res, type INestApplication } from '@nestjs/common';
-import type { Response } from 'express';
 import { NestFactory } from '@nestjs/core';
 import { TraceFlags, context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { REDACTED, createNestLogger, type ShellLoggerOptions } from '../../src/logging/shell-logger.js';
 import { LOGGING_OPTIONS } from '../../src/shell/app-shell.module.js';
-import { SHELL_APP_OPTIONS } from '../../src/shell/bootstrap.js';
+import { SHELL_APP_OPTIONS, createShellHttpAdapter } from '../../src/shell/shell-http-adapter.js';
 import { testShellModule } from './test-shell.js';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-[0-9a-f]{16}-01$/;
@@ -56,9 +55,9 @@ class ThingsController {
 
   /** Holds the request until its client leaves: the answer's `close` then comes from the socket. */
   @Post('held/:id')
-  async hold(@Res({ passthrough: true }) res: Response): Promise<object> {
+  async hold(@Res({ passthrough: true }) res: { raw: ServerResponse }): Promise<object> {
     this.logger.log({ msg: 'holding' });
-    await new Promise((resolve) => res.once('close', resolve));
+    await new Promise((resolve) => res.raw.once('close', resolve));
     return {};
   }
 }
@@ -80,7 +79,10 @@ let url: string;
 beforeAll(async () => {
   context.setGlobalContextManager(new AsyncLocalStorageContextManager());
   const TestModule = testShellModule('things', ThingsModule, { logging: { level: 'info', destination } });
-  app = await NestFactory.create(TestModule, { ...SHELL_APP_OPTIONS, bufferLogs: true });
+  app = await NestFactory.create(TestModule, createShellHttpAdapter(), {
+    ...SHELL_APP_OPTIONS,
+    bufferLogs: true,
+  });
   serveInServerSpans(app.getHttpServer() as Server);
   // What bootstrap does.
   app.useLogger(createNestLogger(app.get<ShellLoggerOptions>(LOGGING_OPTIONS)));

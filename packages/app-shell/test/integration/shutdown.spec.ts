@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { Server, ServerResponse } from 'node:http';
 import {
   Controller,
   Get,
@@ -15,12 +15,12 @@ import {
 } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { startRedis, type RedisHandle } from '@retry-safe/testing';
-import type { Response } from 'express';
 import type { Redis } from 'ioredis';
 import { HealthController } from '../../src/health/health.controller.js';
 import { ShutdownState } from '../../src/health/shutdown-state.js';
 import { REDIS_CLIENT } from '../../src/redis.js';
-import { SHELL_APP_OPTIONS, shutdown } from '../../src/shell/bootstrap.js';
+import { shutdown } from '../../src/shell/bootstrap.js';
+import { SHELL_APP_OPTIONS, createShellHttpAdapter } from '../../src/shell/shell-http-adapter.js';
 import { testShellModule } from './test-shell.js';
 
 /** What happened, in order: the held request's answer and each close. */
@@ -34,8 +34,10 @@ class SlowController {
   constructor(private readonly state: ShutdownState) {}
 
   @Get()
-  async held(@Res({ passthrough: true }) res: Response): Promise<{ drainingWhileRunning: boolean }> {
-    res.once('finish', () => events.push(`answered ${res.statusCode}`));
+  async held(
+    @Res({ passthrough: true }) res: { raw: ServerResponse },
+  ): Promise<{ drainingWhileRunning: boolean }> {
+    res.raw.once('finish', () => events.push(`answered ${res.raw.statusCode}`));
     await new Promise<void>((resolve) => {
       release = resolve;
     });
@@ -67,7 +69,10 @@ class FeatureModule {}
 async function startApp(redisUrl: string, drainTimeoutMs: number) {
   Logger.overrideLogger(false);
   const TestModule = testShellModule('test', FeatureModule, { redis: { url: redisUrl } });
-  const app: INestApplication = await NestFactory.create(TestModule, { ...SHELL_APP_OPTIONS, logger: false });
+  const app: INestApplication = await NestFactory.create(TestModule, createShellHttpAdapter(), {
+    ...SHELL_APP_OPTIONS,
+    logger: false,
+  });
   await app.listen(0, '127.0.0.1');
   const server = app.getHttpServer() as Server;
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

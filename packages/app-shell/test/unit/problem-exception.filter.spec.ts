@@ -192,9 +192,10 @@ describe('ProblemExceptionFilter', () => {
     const sent: Array<number | undefined> = [];
     for (const error of [new RangeError('r'), new ValidationFailedError(['a: b'])]) {
       const res = {
-        headersSent: false,
-        destroyed: false,
-        setHeader: () => undefined,
+        raw: { headersSent: false, destroyed: false },
+        header() {
+          return this;
+        },
         status(code: number) {
           sent.push(code);
           return this;
@@ -268,7 +269,7 @@ describe('ProblemExceptionFilter', () => {
 
   it('sends nothing once the response has started or the socket is gone', () => {
     let sent = false;
-    const res = { headersSent: true, destroyed: false, status: () => (sent = true) };
+    const res = { raw: { headersSent: true, destroyed: false }, status: () => (sent = true) };
     const host = {
       switchToHttp: () => ({ getRequest: () => ({}), getResponse: () => res }),
     } as unknown as ArgumentsHost;

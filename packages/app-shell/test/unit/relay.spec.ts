@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import type { Response } from 'express';
+import type { HttpReply } from '../../src/http/http-platform.js';
 import { relay } from '../../src/http/relay.js';
 
 function fakeResponse() {
@@ -9,11 +9,12 @@ function fakeResponse() {
       state.status = code;
       return this;
     },
-    setHeader(name: string, value: string) {
+    header(name: string, value: string) {
       state.headers[name] = value;
+      return this;
     },
   };
-  return { state, res: res as unknown as Response };
+  return { state, res: res satisfies HttpReply };
 }
 
 describe('relay', () => {

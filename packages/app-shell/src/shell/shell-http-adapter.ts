@@ -1,0 +1,72 @@
+import type { IncomingMessage, RequestListener } from 'node:http';
+import type { AbstractHttpAdapter } from '@nestjs/core';
+import { FastifyAdapter } from '@nestjs/platform-fastify';
+
+/**
+ * What every app is created with besides its adapter, by `main.ts` and by in-process tests alike: Nest's body
+ * parser off (the shell parses JSON after the request context and authentication, see `AppShellModule`).
+ * Connections are not force-closed on shutdown: `shutdown` drains them, so a running request is finished, not cut.
+ */
+export const SHELL_APP_OPTIONS = { bodyParser: false } as const;
+
+/**
+ * The HTTP platform of every app: Nest on Fastify, set up so the shell answers as it always did.
+ * - No content-type parser of Fastify's: a catch-all one hands the handler the body the shell's
+ *   `JsonBodyMiddleware` already read (after the request context and authentication, with its limit and its
+ *   problems), and leaves any other media type unread for `JsonContentTypeGuard` to refuse with the shell's 415
+ *   (Fastify would answer its own 415, and parse before authentication).
+ * - The route template on the Node request (`req.route.path`, as Express kept it) once the route is about to run,
+ *   for the access log, the metrics, the spans and the fault counters; an unmatched request has none.
+ * - Routing as Express did it: paths are case-insensitive and a trailing slash matches the route without it.
+ * - Node's own answer to a request its parser refuses (a bare 400, 408 or 431), not Fastify's JSON one: an app
+ *   that answers those itself (the gateway's problems) adds its `clientError` listener in `configureServer`.
+ *
+ * No ETag is computed (Fastify adds none), and no body limit of Fastify's applies (the middleware's does).
+ */
+export function createShellHttpAdapter(): FastifyAdapter {
+  const adapter = new FastifyAdapter({ routerOptions: { caseSensitive: false, ignoreTrailingSlash: true } });
+  const fastify = adapter.getInstance();
+  fastify.server.removeAllListeners('clientError');
+  fastify.removeAllContentTypeParsers();
+  fastify.addContentTypeParser('*', (request, _payload, done) => {
+    done(null, (request.raw as IncomingMessage & { body?: unknown }).body);
+  });
+  fastify.addHook('preHandler', (request, _reply, done) => {
+    if (!request.is404 && request.routeOptions.url !== undefined) {
+      (request.raw as IncomingMessage & { route?: { path: string } }).route = {
+        path: request.routeOptions.url,
+      };
+    }
+    done();
+  });
+  return adapter;
+}
+
+/**
+ * The HTTP platform an app runs on: Fastify ({@link createShellHttpAdapter}); `express` while a service has not
+ * moved yet.
+ */
+export type ShellPlatformName = 'fastify' | 'express';
+
+/**
+ * The platform of an app, as `createTestApp` of `@retry-safe/testing/nest` takes it: the same as `main.ts`'s
+ * (`bootstrap`'s `platform`).
+ */
+export function shellPlatform(name: ShellPlatformName = 'fastify'): {
+  httpAdapter?: FastifyAdapter;
+  appOptions: typeof SHELL_APP_OPTIONS;
+} {
+  return name === 'fastify'
+    ? { httpAdapter: createShellHttpAdapter(), appOptions: SHELL_APP_OPTIONS }
+    : { appOptions: SHELL_APP_OPTIONS };
+}
+
+/**
+ * A Node request listener answering with the app's routes, middleware and filter, for a listener of the app's own
+ * beside its port (the admin listener): Fastify's router entry on Fastify, the app itself on Express.
+ */
+export function requestListenerOf(adapter: AbstractHttpAdapter): RequestListener {
+  const instance = adapter.getInstance<RequestListener | { routing: RequestListener }>();
+  if (typeof instance === 'function') return instance;
+  return (req, res) => instance.routing(req, res);
+}
