@@ -6,8 +6,6 @@ import { loadConfig } from './config/app-config.js';
 bootstrap({
   loadConfig: () => loadConfig(process.env),
   module: (config) => AppModule.forRoot(config),
-  // Until this service moves to Fastify (issue 39).
-  platform: 'express',
   listening: 'provider-sim listening',
   describe: (config) => ({ dedup: config.dedup, latencyMs: config.latencyMs }),
 });

@@ -1,10 +1,10 @@
+import type { IncomingMessage } from 'node:http';
 import { isLoopback } from '@retry-safe/app-shell/config';
 import {
   InternalTokenAuthenticator,
   UnauthorizedError,
   type CallerAuthenticator,
 } from '@retry-safe/app-shell/http';
-import type { Request } from 'express';
 
 /**
  * Who may reset a ledger (`DELETE /v1/charges`, `DELETE /v1/emails`): the same rule as the `/__*` routes. With
@@ -23,7 +23,7 @@ export class LedgerResetAuthenticator implements CallerAuthenticator {
     this.open = adminToken === undefined && isLoopback(host);
   }
 
-  authenticate(req: Request): void {
+  authenticate(req: IncomingMessage): void {
     if (req.method !== 'DELETE' || this.open) return;
     if (this.admin === undefined) {
       throw new UnauthorizedError(`Resetting a ledger off loopback needs ADMIN_TOKEN, which is not set`);

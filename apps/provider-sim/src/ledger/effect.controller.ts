@@ -1,7 +1,6 @@
 import { Body, Delete, Get, HttpCode, Post, Req, Res } from '@nestjs/common';
-import { headerLinesOf } from '@retry-safe/app-shell/http';
+import { headerLinesOf, nodeRequestOf, type HttpReply, type HttpRequest } from '@retry-safe/app-shell/http';
 import { ChainHeader } from '@retry-safe/contracts/http';
-import type { Request, Response } from 'express';
 import type { EffectEndpoint } from './simulated-effect.js';
 
 /**
@@ -17,15 +16,15 @@ export abstract class EffectController<A, L> {
   @Post()
   @HttpCode(201)
   async create(
-    @Req() req: Request,
+    @Req() req: HttpRequest,
     @Body() body: unknown,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: HttpReply,
   ): Promise<A> {
     const { answer, replayed } = await this.effect.perform(
-      headerLinesOf(req, ChainHeader.IdempotencyKey),
+      headerLinesOf(nodeRequestOf(req), ChainHeader.IdempotencyKey),
       body,
     );
-    if (replayed) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
+    if (replayed) res.header(ChainHeader.IdempotentReplayed, 'true');
     return answer;
   }
 
