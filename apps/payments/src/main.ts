@@ -6,8 +6,6 @@ import { loadPaymentsConfig } from './config/payments-config.js';
 bootstrap({
   loadConfig: () => loadPaymentsConfig(process.env),
   module: (config) => AppModule.forRoot(config),
-  // Until this service moves to Fastify (issue 39).
-  platform: 'express',
   listening: 'payments listening',
   describe: (config) => ({ idempotency: { ...config.idempotency } }),
 });

@@ -1,7 +1,12 @@
 import { Body, Controller, HttpCode, HttpStatus, Post, Res, UseGuards } from '@nestjs/common';
 import { CoordinateOutcome } from '@retry-safe/idempotency';
-import type { Response } from 'express';
-import { Chain, type ChainContext, IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/app-shell/http';
+import {
+  Chain,
+  type ChainContext,
+  type HttpReply,
+  IdempotencyKey,
+  JsonContentTypeGuard,
+} from '@retry-safe/app-shell/http';
 import { PaymentCommandSchema, type Charge, type PaymentCommand } from '@retry-safe/contracts';
 import { ChainHeader } from '@retry-safe/contracts/http';
 import { PaymentsService } from './payments.service.js';
@@ -21,10 +26,10 @@ export class PaymentsController {
     @IdempotencyKey() idempotencyKey: string,
     @Body({ schema: PaymentCommandSchema }) command: PaymentCommand,
     @Chain() chain: ChainContext,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: HttpReply,
   ): Promise<Charge> {
     const { charge, outcome } = await this.payments.charge(command, idempotencyKey, chain);
-    if (outcome === CoordinateOutcome.Replayed) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
+    if (outcome === CoordinateOutcome.Replayed) res.header(ChainHeader.IdempotentReplayed, 'true');
     return charge;
   }
 }

@@ -1,5 +1,5 @@
 import type { INestApplication } from '@nestjs/common';
-import { SHELL_APP_OPTIONS, whenReady } from '@retry-safe/app-shell';
+import { shellPlatform, whenReady } from '@retry-safe/app-shell';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import { createTestApp } from '@retry-safe/testing/nest';
 import { AppModule } from '../../src/app.module.js';
@@ -38,7 +38,7 @@ export function createPaymentsApp(
     AppModule.forRoot(loadPaymentsConfig({ INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env })),
     {
       overrides: [[ProviderClient, provider]],
-      appOptions: SHELL_APP_OPTIONS,
+      ...shellPlatform(),
       ready: whenReady,
     },
   );
