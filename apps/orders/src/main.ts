@@ -6,8 +6,6 @@ import { loadOrdersConfig } from './config/orders-config.js';
 bootstrap({
   loadConfig: () => loadOrdersConfig(process.env),
   module: (config) => AppModule.forRoot(config),
-  // Until this service moves to Fastify (issue 39).
-  platform: 'express',
   listening: 'orders listening',
   describe: (config) => ({ paymentsUrls: config.paymentsUrls, idempotency: config.idempotency.enabled }),
 });

@@ -10,8 +10,7 @@ import {
   Res,
   UseGuards,
 } from '@nestjs/common';
-import type { Response } from 'express';
-import { IdempotencyKey, JsonContentTypeGuard } from '@retry-safe/app-shell/http';
+import { IdempotencyKey, JsonContentTypeGuard, type HttpReply } from '@retry-safe/app-shell/http';
 import {
   OrderCreateSchema,
   OrderIdSchema,
@@ -40,10 +39,10 @@ export class OrdersController {
     @TenantId() tenantId: string,
     @IdempotencyKey() idempotencyKey: string,
     @Body({ schema: OrderCreateSchema }) order: OrderCreate,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: HttpReply,
   ): Promise<Order> {
     const { value, outcome } = await this.orders.create(tenantId, order, idempotencyKey);
-    if (outcome === CoordinateOutcome.Replayed) res.setHeader(ChainHeader.IdempotentReplayed, 'true');
+    if (outcome === CoordinateOutcome.Replayed) res.header(ChainHeader.IdempotentReplayed, 'true');
     return value;
   }
 

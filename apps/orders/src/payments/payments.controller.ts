@@ -1,10 +1,11 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
-import type { Response } from 'express';
 import {
   Chain,
   type ChainContext,
+  type HttpReply,
   IdempotencyKey,
   JsonContentTypeGuard,
+  nodeResponseOf,
   relay,
 } from '@retry-safe/app-shell/http';
 import { OrderIdSchema, OrderPaymentSchema, type OrderPayment } from '@retry-safe/contracts';
@@ -30,7 +31,7 @@ export class PaymentsController {
     @Param('orderId', { schema: OrderIdSchema }) orderId: string,
     @Body({ schema: OrderPaymentSchema }) payment: OrderPayment,
     @Chain() chain: ChainContext,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: HttpReply,
   ): Promise<unknown> {
     const upstream = await this.payments.pay(
       tenantId,
@@ -39,7 +40,7 @@ export class PaymentsController {
       idempotencyKey,
       chain,
       // The gateway gave up on this attempt (timeout, its client left): stop calling payments for it.
-      signalWhenCallerLeaves(res),
+      signalWhenCallerLeaves(nodeResponseOf(res)),
     );
     return relay(res, upstream);
   }

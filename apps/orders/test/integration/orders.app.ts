@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { SHELL_APP_OPTIONS, whenReady } from '@retry-safe/app-shell';
+import { shellPlatform, whenReady } from '@retry-safe/app-shell';
 import { type ChainContext } from '@retry-safe/app-shell/http';
 import type { Charge, PaymentCommand } from '@retry-safe/contracts';
 import type { ServiceResponse } from '@retry-safe/http-client';
@@ -85,7 +85,7 @@ export function createOrdersApp(
 ): Promise<INestApplication> {
   return createTestApp(AppModule.forRoot(loadOrdersConfig({ INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...env })), {
     overrides: [[PaymentsClient, payments]],
-    appOptions: SHELL_APP_OPTIONS,
+    ...shellPlatform(),
     ready: whenReady,
   });
 }

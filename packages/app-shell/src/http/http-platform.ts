@@ -14,6 +14,13 @@ export type HttpRequest = IncomingMessage | { readonly raw: IncomingMessage };
 export interface HttpReply {
   status(code: number): unknown;
   header(name: string, value: string): unknown;
+  /** Fastify's reply has its Node response here; Express' response is the Node response itself. */
+  readonly raw?: ServerResponse;
+}
+
+/** The Node response of a handler's reply, e.g. to tell when the caller left (`signalWhenCallerLeaves`). */
+export function nodeResponseOf(res: HttpReply): ServerResponse {
+  return res.raw ?? (res as unknown as ServerResponse);
 }
 
 /** The Node request of `req`: per-request state (context, the admin mark) is kept on it, as middleware sees it. */

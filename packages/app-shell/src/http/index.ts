@@ -17,7 +17,13 @@ export {
   errorGuard,
 } from './errors.js';
 export { headerLinesOf } from './header-lines.js';
-export { nodeRequestFrom, nodeRequestOf, type HttpReply, type HttpRequest } from './http-platform.js';
+export {
+  nodeRequestFrom,
+  nodeRequestOf,
+  nodeResponseOf,
+  type HttpReply,
+  type HttpRequest,
+} from './http-platform.js';
 export { IdempotencyKey } from './idempotency-key.decorator.js';
 export { JsonContentTypeGuard } from './json-body.js';
 export {
