@@ -7,8 +7,6 @@ import { loadGatewayConfig } from './config/gateway-config.js';
 bootstrap({
   loadConfig: () => loadGatewayConfig(process.env),
   module: (config) => AppModule.forRoot(config),
-  // Until this service moves to Fastify (issue 39).
-  platform: 'express',
   listening: 'gateway listening',
   describe: (config) => ({ keyMode: config.keyMode, tenants: config.apiTokens.size }),
   securityHeaders: true,

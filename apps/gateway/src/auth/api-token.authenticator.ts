@@ -1,4 +1,4 @@
-import type { Request } from 'express';
+import type { IncomingMessage } from 'node:http';
 import {
   UnauthorizedError,
   bearerTokenOf,
@@ -15,7 +15,7 @@ import type { ApiTokens } from './api-tokens.js';
 export class ApiTokenAuthenticator implements CallerAuthenticator {
   constructor(private readonly tokens: ApiTokens) {}
 
-  authenticate(req: Request, context: RequestContext): void {
+  authenticate(req: IncomingMessage, context: RequestContext): void {
     const token = bearerTokenOf(req.headers.authorization);
     if (token === undefined)
       throw new UnauthorizedError('A bearer token is required: Authorization: Bearer <token>');

@@ -1,6 +1,5 @@
 import { createParamDecorator, type ExecutionContext } from '@nestjs/common';
-import type { Request } from 'express';
-import { requestContextOf } from '@retry-safe/app-shell/http';
+import { nodeRequestFrom, requestContextOf } from '@retry-safe/app-shell/http';
 
 /** Who is calling: what a downstream call needs to carry. */
 export interface Caller {
@@ -13,7 +12,7 @@ export interface Caller {
 /** The authenticated {@link Caller}; set by `ApiTokenAuthenticator` on every business route. */
 export const AuthenticatedCaller = createParamDecorator(
   (_data: unknown, context: ExecutionContext): Caller => {
-    const requestContext = requestContextOf(context.switchToHttp().getRequest<Request>());
+    const requestContext = requestContextOf(nodeRequestFrom(context));
     if (requestContext?.tenantId === undefined)
       throw new Error('@AuthenticatedCaller() needs ApiTokenAuthenticator');
     return { tenantId: requestContext.tenantId, requestId: requestContext.requestId };

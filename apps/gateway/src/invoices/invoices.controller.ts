@@ -1,6 +1,5 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
-import type { Response } from 'express';
-import { JsonContentTypeGuard, relay } from '@retry-safe/app-shell/http';
+import { JsonContentTypeGuard, relay, type HttpReply } from '@retry-safe/app-shell/http';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
 import { OrdersClient } from '../orders/orders.client.js';
 import { InvoiceRequestSchema, OrderIdSchema, type InvoiceRequest } from '@retry-safe/contracts';
@@ -19,7 +18,7 @@ export class InvoicesController {
     @AuthenticatedCaller() caller: Caller,
     @Param('orderId', { schema: OrderIdSchema }) orderId: string,
     @Body({ schema: InvoiceRequestSchema }) invoice: InvoiceRequest,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: HttpReply,
   ): Promise<unknown> {
     const upstream = await this.orders.requestInvoice({ orderId, ...invoice }, caller);
     return relay(res, upstream);

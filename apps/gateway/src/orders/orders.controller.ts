@@ -1,6 +1,5 @@
 import { Body, Controller, Get, Param, Post, Query, Res, UseGuards } from '@nestjs/common';
-import type { Response } from 'express';
-import { IdempotencyKey, JsonContentTypeGuard, relay } from '@retry-safe/app-shell/http';
+import { IdempotencyKey, JsonContentTypeGuard, relay, type HttpReply } from '@retry-safe/app-shell/http';
 import {
   OrderCreateSchema,
   OrderIdSchema,
@@ -27,7 +26,7 @@ export class OrdersController {
     @AuthenticatedCaller() caller: Caller,
     @IdempotencyKey() idempotencyKey: string,
     @Body({ schema: OrderCreateSchema }) order: OrderCreate,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: HttpReply,
   ): Promise<unknown> {
     return relay(res, await this.orders.createOrder(order, idempotencyKey, caller));
   }
@@ -36,7 +35,7 @@ export class OrdersController {
   async get(
     @AuthenticatedCaller() caller: Caller,
     @Param('orderId', { schema: OrderIdSchema }) orderId: string,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: HttpReply,
   ): Promise<unknown> {
     return relay(res, await this.orders.getOrder(orderId, caller));
   }
@@ -45,7 +44,7 @@ export class OrdersController {
   async list(
     @AuthenticatedCaller() caller: Caller,
     @Query({ schema: OrderListQuerySchema }) query: OrderListQuery,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: HttpReply,
   ): Promise<unknown> {
     return relay(res, await this.orders.listOrders(query, caller));
   }

@@ -1,6 +1,11 @@
 import { Body, Controller, Param, Post, Res, UseGuards } from '@nestjs/common';
-import type { Response } from 'express';
-import { IdempotencyKey, JsonContentTypeGuard, relay } from '@retry-safe/app-shell/http';
+import {
+  IdempotencyKey,
+  JsonContentTypeGuard,
+  nodeResponseOf,
+  relay,
+  type HttpReply,
+} from '@retry-safe/app-shell/http';
 import { signalWhenCallerLeaves } from '@retry-safe/http-client';
 import { AuthenticatedCaller, type Caller } from '../auth/caller.decorator.js';
 
@@ -23,14 +28,14 @@ export class PaymentsController {
     @IdempotencyKey() idempotencyKey: string,
     @Param('orderId', { schema: OrderIdSchema }) orderId: string,
     @Body({ schema: OrderPaymentSchema }) payment: OrderPayment,
-    @Res({ passthrough: true }) res: Response,
+    @Res({ passthrough: true }) res: HttpReply,
   ): Promise<unknown> {
     const upstream = await this.orders.createPayment(
       { orderId, ...payment },
       idempotencyKey,
       caller,
       // A client that gives up stops the chain's work for it (the key makes its retry safe).
-      signalWhenCallerLeaves(res),
+      signalWhenCallerLeaves(nodeResponseOf(res)),
     );
     return relay(res, upstream);
   }

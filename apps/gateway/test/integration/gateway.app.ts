@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, beforeEach } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
-import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
+import { shellPlatform } from '@retry-safe/app-shell';
 import type { ServiceResponse } from '@retry-safe/http-client';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import { createTestApp } from '@retry-safe/testing/nest';
@@ -78,7 +78,7 @@ export function createGatewayApp(
   });
   return createTestApp(AppModule.forRoot(config), {
     overrides: [[OrdersClient, orders]],
-    appOptions: SHELL_APP_OPTIONS,
+    ...shellPlatform(),
   });
 }
 

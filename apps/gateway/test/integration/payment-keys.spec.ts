@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
-import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
+import { shellPlatform } from '@retry-safe/app-shell';
 import { RuntimeSettings } from '@retry-safe/app-shell/admin';
 import { TEST_INTERNAL_TOKEN } from '@retry-safe/testing';
 import { createTestApp } from '@retry-safe/testing/nest';
@@ -47,7 +47,7 @@ describe('the key a payment carries to orders, chosen per call from the key mode
       ADMIN_PORT: '0',
       FAULTS_ENABLED: 'true',
     });
-    app = await createTestApp(AppModule.forRoot(config), { appOptions: SHELL_APP_OPTIONS });
+    app = await createTestApp(AppModule.forRoot(config), shellPlatform());
   });
   afterAll(async () => {
     await app.close();
