@@ -7,8 +7,6 @@ import { loadConfig } from './config/app-config.js';
 bootstrap({
   loadConfig: () => loadConfig(process.env),
   module: (config) => AppModule.forRoot(config),
-  // Until this service moves to Fastify (issue 39).
-  platform: 'express',
   listening: 'invoice-worker started',
   describe: (config) => ({
     prefix: config.worker.prefix,

@@ -7,6 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
 import type { INestApplication } from '@nestjs/common';
+import { shellPlatform } from '@retry-safe/app-shell';
 import { CLOCK_SLACK_MS, startRedis, waitFor } from '@retry-safe/testing';
 import { createTestApp } from '@retry-safe/testing/nest';
 import { Queue, type Job } from 'bullmq';
@@ -64,7 +65,10 @@ async function startHarness(env: Record<string, string>): Promise<Harness> {
     timeoutMs: config.worker.shutdownTimeoutMs,
     exit: (code: number) => exits.push({ code, at: Date.now() }),
   };
-  const app = await createTestApp(AppModule.forRoot(config), { overrides: [[WORKER_SHUTDOWN, shutdown]] });
+  const app = await createTestApp(AppModule.forRoot(config), {
+    ...shellPlatform(),
+    overrides: [[WORKER_SHUTDOWN, shutdown]],
+  });
   const connection = { url: redis.url };
   const invoices = new Queue('invoices', { connection, prefix });
   const deadLetters = new Queue(DEAD_LETTER_QUEUE, { connection, prefix });
