@@ -6,8 +6,6 @@ import { loadConfig } from './config/console-config.js';
 bootstrap({
   loadConfig: () => loadConfig(process.env),
   module: (config) => AppModule.forRoot(config),
-  // Until this service moves to Fastify (issue 39).
-  platform: 'express',
   listening: 'console listening',
   describe: (config) => ({ url: `http://${config.host}:${config.port}` }),
   configureServer: (server) => {

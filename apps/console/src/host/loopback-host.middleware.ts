@@ -1,5 +1,5 @@
 import { Injectable, type NestMiddleware } from '@nestjs/common';
-import type { NextFunction, Request, Response } from 'express';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ConsoleError, ConsoleErrorCode } from '../runs/console-errors.js';
 
 /** The names of the console's loopback addresses, as a browser writes them in `Host`. */
@@ -27,7 +27,7 @@ export function isOwnHost(host: string, port: number): boolean {
  */
 @Injectable()
 export class LoopbackHostMiddleware implements NestMiddleware {
-  use(req: Request, _res: Response, next: NextFunction): void {
+  use(req: IncomingMessage, _res: ServerResponse, next: () => void): void {
     const host = req.headers.host ?? '';
     const port = req.socket.localPort;
     if (port === undefined || !isOwnHost(host, port)) {

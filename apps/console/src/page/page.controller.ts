@@ -1,8 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Controller, Get, Header, Param, Res } from '@nestjs/common';
-import type { Response } from 'express';
+import { Controller, Get, Header, Param, StreamableFile } from '@nestjs/common';
 import { z } from 'zod';
 
 /** The page, as `vite build` wrote it next to the server (`dist/web`). */
@@ -30,14 +29,11 @@ export class PageController {
   }
 
   @Get('assets/:name')
-  async asset(@Param('name', { schema: AssetName }) name: string, @Res() res: Response): Promise<void> {
+  // Hashed names: a new build is a new name.
+  @Header('cache-control', 'public, max-age=31536000, immutable')
+  async asset(@Param('name', { schema: AssetName }) name: string): Promise<StreamableFile> {
     const body = await readFile(join(WEB_DIR, 'assets', name));
-    // Hashed names: a new build is a new name. Sent as bytes (Nest would write a returned Buffer as JSON).
-    res
-      .set({
-        'content-type': CONTENT_TYPES[extname(name)] ?? 'application/octet-stream',
-        'cache-control': 'public, max-age=31536000, immutable',
-      })
-      .send(body);
+    // Sent as bytes, with its length, on either platform (Nest would write a returned Buffer as JSON).
+    return new StreamableFile(body, { type: CONTENT_TYPES[extname(name)] ?? 'application/octet-stream' });
   }
 }

@@ -12,7 +12,7 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { INestApplication } from '@nestjs/common';
-import { SHELL_APP_OPTIONS } from '@retry-safe/app-shell';
+import { shellPlatform } from '@retry-safe/app-shell';
 import { SCENARIOS, httpTarget, type DemoStack, type ScenarioTarget } from '@retry-safe/scenarios';
 import { waitFor } from '@retry-safe/testing';
 import { expectProblemAnswer } from '@retry-safe/testing/jest';
@@ -103,7 +103,7 @@ describe('the console API in-process, its stack a stand-in', () => {
     });
     app = await createTestApp(AppModule.forRoot(loadConfig({})), {
       overrides: [[StackService, new StandInStack(target)]],
-      appOptions: SHELL_APP_OPTIONS,
+      ...shellPlatform(),
     });
     await app.listen(0, '127.0.0.1');
     port = (app.getHttpServer().address() as AddressInfo).port;
