@@ -12,7 +12,6 @@ export {
   createShellHttpAdapter,
   requestListenerOf,
   shellPlatform,
-  type ShellPlatformName,
 } from './shell/shell-http-adapter.js';
 export { whenReady, type ReadinessCheck } from './health/health.controller.js';
 export { answersWithin } from './health/answers-within.js';

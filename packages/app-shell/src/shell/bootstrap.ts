@@ -10,7 +10,7 @@ import { drainServer } from './drain.js';
 import { applyServerLimits } from '../server-limits.js';
 import { createNestLogger, type ShellLoggerOptions } from '../logging/shell-logger.js';
 import { LOGGING_OPTIONS } from './app-shell.module.js';
-import { SHELL_APP_OPTIONS, createShellHttpAdapter, type ShellPlatformName } from './shell-http-adapter.js';
+import { SHELL_APP_OPTIONS, createShellHttpAdapter } from './shell-http-adapter.js';
 
 /** The signals that start the drain: SIGTERM (orchestrators, `docker stop`), SIGINT (Ctrl-C). */
 const SHUTDOWN_SIGNALS = ['SIGTERM', 'SIGINT'] as const;
@@ -35,8 +35,6 @@ export interface BootstrapOptions<C extends ListenConfig> {
   readonly publicEdge?: boolean;
   /** Runs on the HTTP server before it listens, e.g. to answer parser errors with problems. */
   readonly configureServer?: (server: Server) => void;
-  /** The HTTP platform, the same as its in-process test app's ({@link shellPlatform}). @default 'fastify' */
-  readonly platform?: ShellPlatformName;
 }
 
 /**
@@ -55,11 +53,11 @@ export function bootstrap<C extends ListenConfig>(options: BootstrapOptions<C>):
 async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Promise<void> {
   const config = options.loadConfig();
   // Nest's own start-up lines wait in a buffer until the app's logger exists (it is built from the shell's options).
-  const appOptions = { ...SHELL_APP_OPTIONS, bufferLogs: true };
-  const express = options.platform === 'express';
-  const app = express
-    ? await NestFactory.create(options.module(config), appOptions)
-    : await NestFactory.create(options.module(config), createShellHttpAdapter(), appOptions);
+  // On the shell's platform (Fastify), as the in-process test apps are (`shellPlatform`).
+  const app = await NestFactory.create(options.module(config), createShellHttpAdapter(), {
+    ...SHELL_APP_OPTIONS,
+    bufferLogs: true,
+  });
   const logger = createNestLogger(app.get<ShellLoggerOptions>(LOGGING_OPTIONS));
   app.useLogger(logger);
   app.flushLogs();
@@ -74,9 +72,6 @@ async function start<C extends ListenConfig>(options: BootstrapOptions<C>): Prom
       hint: 'start with node --import @retry-safe/app-shell/otel',
     });
   }
-  // No ETag on answers: express hashes every body for it (Fastify adds none), and no route here serves a cacheable
-  // representation.
-  if (express) (app as INestApplication & { set(name: string, value: boolean): void }).set('etag', false);
   if (options.securityHeaders === true) app.useSecurityHeaders();
   applyServerLimits(app.getHttpServer(), config.serverLimits);
   options.configureServer?.(app.getHttpServer());

@@ -43,30 +43,33 @@ export function createShellHttpAdapter(): FastifyAdapter {
 }
 
 /**
- * The HTTP platform an app runs on: Fastify ({@link createShellHttpAdapter}); `express` while a service has not
- * moved yet.
+ * The platform of an app, as `createTestApp` of `@retry-safe/testing/nest` takes it: the same as `bootstrap` builds
+ * for `main.ts`.
  */
-export type ShellPlatformName = 'fastify' | 'express';
-
-/**
- * The platform of an app, as `createTestApp` of `@retry-safe/testing/nest` takes it: the same as `main.ts`'s
- * (`bootstrap`'s `platform`).
- */
-export function shellPlatform(name: ShellPlatformName = 'fastify'): {
-  httpAdapter?: FastifyAdapter;
-  appOptions: typeof SHELL_APP_OPTIONS;
-} {
-  return name === 'fastify'
-    ? { httpAdapter: createShellHttpAdapter(), appOptions: SHELL_APP_OPTIONS }
-    : { appOptions: SHELL_APP_OPTIONS };
+export function shellPlatform(): { httpAdapter: FastifyAdapter; appOptions: typeof SHELL_APP_OPTIONS } {
+  return { httpAdapter: createShellHttpAdapter(), appOptions: SHELL_APP_OPTIONS };
 }
 
 /**
  * A Node request listener answering with the app's routes, middleware and filter, for a listener of the app's own
- * beside its port (the admin listener): Fastify's router entry on Fastify, the app itself on Express.
+ * beside its port (the admin listener): Fastify's request handler (`routing`), which its own server calls. Call it
+ * once the app is initialised: it boots Fastify (`ready`), which adds the routes; a request that arrives before
+ * waits for them rather than meeting an empty router.
  */
 export function requestListenerOf(adapter: AbstractHttpAdapter): RequestListener {
-  const instance = adapter.getInstance<RequestListener | { routing: RequestListener }>();
-  if (typeof instance === 'function') return instance;
-  return (req, res) => instance.routing(req, res);
+  const fastify = adapter.getInstance<{ routing: RequestListener; ready(): PromiseLike<unknown> }>();
+  let booted = false;
+  // A boot that fails fails the app's own listen too, which exits: the waiting requests go with the process.
+  const boot = Promise.resolve(fastify.ready()).then(() => {
+    booted = true;
+  });
+  boot.catch(() => undefined);
+  return (req, res) => {
+    if (booted) fastify.routing(req, res);
+    else
+      boot.then(
+        () => fastify.routing(req, res),
+        () => res.destroy(),
+      );
+  };
 }
