@@ -9,6 +9,9 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
  */
 export const SHELL_APP_OPTIONS = { bodyParser: false } as const;
 
+// Node's default limit of a request's header section (`--max-http-header-size`), the request line included.
+const MAX_PARAM_LENGTH = 16_384;
+
 /**
  * The HTTP platform of every app: Nest on Fastify, set up so the shell answers as it always did.
  * - No content-type parser of Fastify's: a catch-all one hands the handler the body the shell's
@@ -17,14 +20,18 @@ export const SHELL_APP_OPTIONS = { bodyParser: false } as const;
  *   (Fastify would answer its own 415, and parse before authentication).
  * - The route template on the Node request (`req.route.path`, as Express kept it) once the route is about to run,
  *   for the access log, the metrics, the spans and the fault counters; an unmatched request has none.
- * - Routing as Express did it: paths are case-insensitive and a trailing slash matches the route without it.
+ * - Routing as Express did it: paths are case-insensitive, a trailing slash matches the route without it, and a
+ *   path parameter of any length reaches the route's validation (Fastify's router answers 414 above 100 characters;
+ *   Node's header size limit bounds the URL anyway).
  * - Node's own answer to a request its parser refuses (a bare 400, 408 or 431), not Fastify's JSON one: an app
  *   that answers those itself (the gateway's problems) adds its `clientError` listener in `configureServer`.
  *
  * No ETag is computed (Fastify adds none), and no body limit of Fastify's applies (the middleware's does).
  */
 export function createShellHttpAdapter(): FastifyAdapter {
-  const adapter = new FastifyAdapter({ routerOptions: { caseSensitive: false, ignoreTrailingSlash: true } });
+  const adapter = new FastifyAdapter({
+    routerOptions: { caseSensitive: false, ignoreTrailingSlash: true, maxParamLength: MAX_PARAM_LENGTH },
+  });
   const fastify = adapter.getInstance();
   fastify.server.removeAllListeners('clientError');
   fastify.removeAllContentTypeParsers();
