@@ -54,7 +54,8 @@ function requestAttributes(req: IncomingMessage): Attributes {
 
 /**
  * Ends a recorded server span once the answer is out (or the connection gone): its status, and its name after the
- * route template (`POST /v1/orders/:orderId/payments`) once Express matched one.
+ * route template (`POST /v1/orders/:orderId/payments`) once a route matched (`req.route.path`, which the shell's
+ * adapter sets, see `createShellHttpAdapter`).
  */
 function endServerSpan(span: Span, req: IncomingMessage, res: ServerResponse): void {
   const route = (req as IncomingMessage & { route?: { path?: unknown } }).route?.path;
