@@ -27,8 +27,9 @@ const PLAIN_JSON = /^application\/json(?:\s*;\s*charset=(?:"utf-8"|utf-8))?$/i;
 // What JSON.parse may see first besides a value: body-parser's strict mode takes only an object or an array.
 const STRICT_FIRST = /^[ \t\n\r]*[[{]/;
 const UTF8_BOM = 0xfeff;
-// A media type as type-is (Express' `req.is`) accepts one: type/subtype tokens, then parameters or nothing.
-const MEDIA_TYPE = /^\s*([!#$%&'*+.^_`|~0-9A-Za-z-]+\/[!#$%&'*+.^_`|~0-9A-Za-z-]+)\s*(?:;|$)/;
+// The media type of a Content-Type as type-is (Express' `req.is`) reads it: the text before any `;`, without the
+// spaces and tabs around it, in lower case (the parameters are not read).
+const MEDIA_TYPE = /^[ \t]*([^;]*?)[ \t]*(?:;|$)/;
 
 /** A body-parser error of `type` (what the problem filter maps), made where the fast path refuses. */
 function bodyError(status: number, type: string, message: string): Error {
@@ -142,7 +143,7 @@ function hasBody(req: IncomingMessage): boolean {
   );
 }
 
-/** Whether `type` is `application/json` with any parameters, as `req.is('application/json')` tells it. */
-function isJsonMediaType(type: string): boolean {
-  return MEDIA_TYPE.exec(type)?.[1]?.toLowerCase() === 'application/json';
+/** Whether `header` names `application/json`, with any parameters, as `req.is('application/json')` told it. */
+function isJsonMediaType(header: string): boolean {
+  return MEDIA_TYPE.exec(header)?.[1]?.toLowerCase() === 'application/json';
 }

@@ -1,4 +1,4 @@
-import type { IncomingMessage, RequestListener } from 'node:http';
+import { METHODS, type IncomingMessage, type RequestListener } from 'node:http';
 import type { AbstractHttpAdapter } from '@nestjs/core';
 import { FastifyAdapter } from '@nestjs/platform-fastify';
 
@@ -9,15 +9,19 @@ import { FastifyAdapter } from '@nestjs/platform-fastify';
  */
 export const SHELL_APP_OPTIONS = { bodyParser: false } as const;
 
+// The methods Fastify reads a body for (its `bodywith` methods): declared without one, see createShellHttpAdapter.
+const BODY_METHODS = ['POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS', 'QUERY'] as const;
+
 // Node's default limit of a request's header section (`--max-http-header-size`), the request line included.
 const MAX_PARAM_LENGTH = 16_384;
 
 /**
  * The HTTP platform of every app: Nest on Fastify, set up so the shell answers as it always did.
- * - No content-type parser of Fastify's: a catch-all one hands the handler the body the shell's
- *   `JsonBodyMiddleware` already read (after the request context and authentication, with its limit and its
- *   problems), and leaves any other media type unread for `JsonContentTypeGuard` to refuse with the shell's 415
- *   (Fastify would answer its own 415, and parse before authentication).
+ * - No body handling of Fastify's: every method is declared bodyless to it, so it neither parses a body nor judges
+ *   its media type (it would answer its own 415 to a malformed `Content-Type`, even on an unknown path, and parse
+ *   before authentication). The handler gets the body the shell's `JsonBodyMiddleware` read (after the request
+ *   context and authentication, with its limit and its problems); any other media type stays unread for
+ *   `JsonContentTypeGuard` to refuse with the shell's 415.
  * - The route template on the Node request (`req.route.path`, as Express kept it) once the route is about to run,
  *   for the access log, the metrics, the spans and the fault counters; an unmatched request has none.
  * - Routing as Express did it: paths are case-insensitive, a trailing slash matches the route without it, and a
@@ -34,16 +38,14 @@ export function createShellHttpAdapter(): FastifyAdapter {
   });
   const fastify = adapter.getInstance();
   fastify.server.removeAllListeners('clientError');
-  fastify.removeAllContentTypeParsers();
-  fastify.addContentTypeParser('*', (request, _payload, done) => {
-    done(null, (request.raw as IncomingMessage & { body?: unknown }).body);
-  });
+  for (const method of BODY_METHODS) {
+    if (METHODS.includes(method)) fastify.addHttpMethod(method, { hasBody: false, overrideExisting: true });
+  }
   fastify.addHook('preHandler', (request, _reply, done) => {
-    if (!request.is404 && request.routeOptions.url !== undefined) {
-      (request.raw as IncomingMessage & { route?: { path: string } }).route = {
-        path: request.routeOptions.url,
-      };
-    }
+    const raw = request.raw as IncomingMessage & { body?: unknown; route?: { path: string } };
+    request.body = raw.body;
+    if (!request.is404 && request.routeOptions.url !== undefined)
+      raw.route = { path: request.routeOptions.url };
     done();
   });
   return adapter;
