@@ -18,6 +18,7 @@ import {
   CoordinateOutcome,
   IdempotencyEventType,
   InFlightMode,
+  type ActionContext,
   type CoordinatedResult,
   type CoordinateRequest,
   type CoordinatorOptions,
@@ -34,6 +35,14 @@ import {
   type TransactionalIdempotencyStore,
   type TransactionRunner,
 } from './transactional.js';
+import {
+  claimedStatementQuery,
+  coordinateInOneStatement,
+  sendStatement,
+  isOneStatementStore,
+  type OneStatementStore,
+  type StatementAction,
+} from './one-statement.js';
 import { runAsOwner, unencodableError, type IdempotentAction } from './owner-run.js';
 import { activeSpan } from './otel.js';
 import type { IdempotencyTracer } from './tracer.js';
@@ -53,10 +62,10 @@ const OUTCOME_EVENTS: ReadonlySet<string> = new Set([
 type SettledClaim = Exclude<ClaimResult, { status: typeof ClaimStatus.InProgress }>;
 
 /** One of the transactional flows of transactional.ts, bound to its transaction (or its transaction runner). */
-type TransactionalFlow<T, Tx extends SqlTransaction> = (
-  store: TransactionalIdempotencyStore,
+type TransactionalFlow<T, S extends TransactionalIdempotencyStore, A> = (
+  store: S,
   call: Call<T>,
-  action: TransactionalAction<T, Tx>,
+  action: A,
   hooks: TransactionalHooks<T>,
 ) => Promise<CoordinatedResult<T>>;
 
@@ -240,23 +249,54 @@ export class IdempotencyCoordinator {
   }
 
   /**
+   * Like {@link coordinateOptimisticallyWithOutcome} in ONE statement: the action answers its value and its write
+   * as common table expressions ({@link StatementWrite}), and a fresh key's write and completed record go in one
+   * autocommitted statement on `executor` (a pool): one round trip, no transaction. A key with a record, or one a
+   * concurrent statement commits first, writes nothing there and goes through the claim in a transaction of
+   * `runInTransaction`, where the action is asked again and its write runs after the claim (replay, refusal or one
+   * write); so does a statement that failed in the database. Needs the Postgres store. With `enabled: false` the
+   * write runs once on `executor` without a record.
+   */
+  async coordinateInOneStatementWithOutcome<T, Tx extends SqlTransaction>(
+    executor: SqlTransaction,
+    runInTransaction: TransactionRunner<Tx>,
+    request: CoordinateRequest<T>,
+    action: StatementAction<T>,
+  ): Promise<CoordinatedResult<T>> {
+    return this.transactional(
+      'coordinateInOneStatement',
+      request,
+      action,
+      (store: OneStatementStore, call, act, hooks) =>
+        coordinateInOneStatement(store, call, executor, runInTransaction, act, hooks),
+      async () => {
+        const { value, statement } = await action(unprotectedContext());
+        await sendStatement(executor, claimedStatementQuery(statement, 0));
+        return value;
+      },
+      isOneStatementStore,
+    );
+  }
+
+  /**
    * What both transactional forms share: a store that keeps records in transactions (else
    * `InvalidIdempotencyOptionsError`, naming `method`, even for a disabled call: switching it on must not break
    * it), the prepared call, the coordinator's hooks, the span; `disabled` runs the action for `enabled: false`.
    */
-  private transactional<T, Tx extends SqlTransaction>(
+  private transactional<T, C extends ActionContext, R, S extends TransactionalIdempotencyStore>(
     method: string,
     request: CoordinateRequest<T>,
-    action: TransactionalAction<T, Tx>,
-    flow: TransactionalFlow<T, Tx>,
+    action: (context: C) => Promise<R>,
+    flow: TransactionalFlow<T, S, (context: C) => Promise<R>>,
     disabled: () => Promise<T>,
+    supports: (store: TransactionalIdempotencyStore) => store is S = (_store): _store is S => true,
   ): Promise<CoordinatedResult<T>> {
     const store = this.store;
-    if (!isTransactionalStore(store)) {
+    if (!isTransactionalStore(store) || !supports(store)) {
       throw new InvalidIdempotencyOptionsError(`${method} needs a store that supports transactions`);
     }
     if (request.enabled === false) return runDisabled(request, this.settings, disabled);
-    const run = (act: TransactionalAction<T, Tx>): Promise<CoordinatedResult<T>> => {
+    const run = (act: (context: C) => Promise<R>): Promise<CoordinatedResult<T>> => {
       const call = prepareCall(request, this.settings);
       return flow(store, call, act, {
         emit: (type) => this.emit(type, call),

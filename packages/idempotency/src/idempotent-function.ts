@@ -10,6 +10,7 @@ import {
   requestFor,
 } from './idempotent-function-call.js';
 import type { ActionContext, CoordinatedResult, InFlightMode, StoreUnavailablePolicy } from './options.js';
+import type { StatementWrite } from './one-statement.js';
 import type { SqlTransaction, TransactionRunner } from './transactional.js';
 
 /** What the action of an idempotent function receives: the coordinator's context, and the call it protects. */
@@ -252,6 +253,48 @@ export function makeIdempotentOptimistically<Args extends unknown[], T, Tx exten
     const request = requestFor(checked, args);
     return coordinator.coordinateOptimisticallyWithOutcome(runInTransaction, request, (context) =>
       action(contextOf(context, request, { transaction: context.transaction }), ...args),
+    );
+  };
+}
+
+/** {@link OptimisticIdempotentFunctionOptions} plus where a fresh key's one statement runs. */
+export interface OneStatementIdempotentFunctionOptions<
+  Args extends readonly unknown[],
+  T,
+  Tx extends SqlTransaction,
+> extends OptimisticIdempotentFunctionOptions<Args, T, Tx> {
+  /** Runs a fresh key's statement, autocommitted: a node-postgres `Pool`. */
+  executor: SqlTransaction;
+}
+
+/**
+ * The one-statement form of {@link makeIdempotentOptimistically}: the action writes nothing itself, it answers its
+ * value and its write as common table expressions that write only through `idempotency_record`
+ * ({@link StatementWrite}); each call goes through `coordinator.coordinateInOneStatementWithOutcome`, so a fresh
+ * key's write and its completed record are one autocommitted statement on `options.executor`. A key with a record
+ * goes through the claim in a transaction of `options.runInTransaction`, where the action is asked again. Needs
+ * the Postgres store.
+ *
+ * @throws InvalidIdempotencyOptionsError at once, as {@link makeIdempotentOptimistically}, and when `executor` has no
+ *   `query`.
+ */
+export function makeIdempotentInOneStatement<Args extends unknown[], T, Tx extends SqlTransaction>(
+  coordinator: IdempotencyCoordinator,
+  action: (context: IdempotencyContext, ...args: Args) => Promise<StatementWrite<T>>,
+  options: OneStatementIdempotentFunctionOptions<Args, T, Tx>,
+): (...args: Args) => Promise<CoordinatedResult<T>> {
+  const checked = checkOptions(coordinator, action, options);
+  const { runInTransaction, executor } = options;
+  assertFunction('runInTransaction', runInTransaction);
+  if (typeof (executor as Partial<SqlTransaction> | null)?.query !== 'function') {
+    throw new InvalidIdempotencyOptionsError(
+      `executor must be a pool to run statements on (an object with query), got ${describeValue(executor)}`,
+    );
+  }
+  return async (...args) => {
+    const request = requestFor(checked, args);
+    return coordinator.coordinateInOneStatementWithOutcome(executor, runInTransaction, request, (context) =>
+      action(contextOf(context, request), ...args),
     );
   };
 }

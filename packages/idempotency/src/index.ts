@@ -13,6 +13,15 @@ export {
   type InsertCompletedRequest,
   type TransactionRunner,
 } from './transactional.js';
+export {
+  RECORD_CTE,
+  isOneStatementStore,
+  type CompletedRecordValues,
+  type OneStatementStore,
+  type RecordedStatement,
+  type StatementAction,
+  type StatementWrite,
+} from './one-statement.js';
 export { jsonCodec, schemaCodec, voidCodec, type Codec, type ParsingSchema } from './codecs.js';
 export { canonicalJson, fingerprintOf, type FingerprintValue } from './fingerprint.js';
 export { parseDuration, type Duration } from './duration.js';
@@ -32,12 +41,14 @@ export { IdempotencySpanAttribute, IdempotencyTraceOutcome, idempotencyKeyHash }
 export type { IdempotencySpan, IdempotencySpanAttributes, IdempotencyTracer } from './tracer.js';
 export {
   makeIdempotent,
+  makeIdempotentInOneStatement,
   makeIdempotentInTransaction,
   makeIdempotentOptimistically,
   makeIdempotentWithOutcome,
   type IdempotencyContext,
   type IdempotentCallSettings,
   type IdempotentFunctionOptions,
+  type OneStatementIdempotentFunctionOptions,
   type OptimisticIdempotentFunctionOptions,
   type TransactionalIdempotentFunctionOptions,
 } from './idempotent-function.js';

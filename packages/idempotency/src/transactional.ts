@@ -226,7 +226,7 @@ const TRANSACTION_FAILURES: ReadonlySet<string> = new Set([
  * not commit, or committed and lost its answer, and the claim can tell which. Any other error (the action's own,
  * an unencodable value) is the call's answer.
  */
-function failedInDatabase(error: unknown): boolean {
+export function failedInDatabase(error: unknown): boolean {
   if (isIdempotencyError(error)) return TRANSACTION_FAILURES.has(error.code);
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);

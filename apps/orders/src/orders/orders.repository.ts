@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
 import type { Charge } from '@retry-safe/contracts';
 import { OrderStatus } from '@retry-safe/contracts';
+import { RECORD_CTE, type RecordedStatement, type StatementWrite } from '@retry-safe/idempotency';
 import type { Kysely, Selectable, Transaction } from 'kysely';
 import type pg from 'pg';
 import { ORDERS_DB, ORDERS_POOL } from '../database/database.module.js';
@@ -52,23 +53,29 @@ const FIND_ORDER: NamedStatement = {
 export const INSERT_PAYMENT_ROW = `INSERT INTO order_payments
     (charge_id, order_id, amount, currency, status, provider_charge_id) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (charge_id) DO NOTHING`;
 /**
- * The Charge's row inserted once (`applied`), the payment key's reservation on the order deleted (`released`: $9
+ * A Charge applied, as the expressions of a write with its key's record (`RECORD_CTE`): the Charge's row inserted
+ * once (`applied`: the primary key decides), the payment key's reservation on the order deleted (`released`: $9
  * tenant, $10 key), and in one UPDATE what was inserted added to the order's `paid_amount` and what was released
- * taken from its `reserved_amount` ($7 paid, $8 awaiting payment). A replayed Charge (nothing inserted) only gives
- * its reservation back.
+ * taken from its `reserved_amount` ($7 paid, $8 awaiting payment). Each writes only through the record's row, so a
+ * key that already has a record writes nothing here (its replay gives the reservation back).
  */
 const APPLIED_SUM = 'COALESCE((SELECT sum(amount) FROM applied), 0)';
-const APPLY_CHARGE: NamedStatement = {
-  name: 'orders:apply-charge',
-  text: `WITH applied AS (${INSERT_PAYMENT_ROW} RETURNING order_id, amount),
-    released AS (DELETE FROM order_payment_reservations
-      WHERE tenant_id = $9 AND key = $10 AND order_id = $2 RETURNING amount)
-    UPDATE orders SET paid_amount = orders.paid_amount + ${APPLIED_SUM},
+const APPLY_CHARGE_CTES = [
+  `applied AS (INSERT INTO order_payments
+      (charge_id, order_id, amount, currency, status, provider_charge_id)
+    SELECT $1, $2, $3, $4, $5, $6 FROM ${RECORD_CTE} ON CONFLICT (charge_id) DO NOTHING RETURNING order_id, amount)`,
+  `released AS (DELETE FROM order_payment_reservations
+    WHERE tenant_id = $9 AND key = $10 AND order_id = $2 AND EXISTS (SELECT 1 FROM ${RECORD_CTE}) RETURNING amount)`,
+  `paid AS (UPDATE orders SET paid_amount = orders.paid_amount + ${APPLIED_SUM},
       reserved_amount = orders.reserved_amount - COALESCE((SELECT sum(amount) FROM released), 0),
       status = CASE WHEN orders.paid_amount + ${APPLIED_SUM} >= orders.amount THEN $7 ELSE $8 END
-    WHERE orders.id = $2 AND (EXISTS (SELECT 1 FROM applied) OR EXISTS (SELECT 1 FROM released))
-    RETURNING (SELECT count(*) FROM applied)::int AS applied`,
-};
+    WHERE orders.id = $2 AND (EXISTS (SELECT 1 FROM applied) OR EXISTS (SELECT 1 FROM released)))`,
+];
+/** A new order's row, as the expression of a write with its key's record: inserted only through the record's row. */
+const CREATE_ORDER_CTES = [
+  `created AS (INSERT INTO orders (id, tenant_id, amount, currency, status, created_at)
+    SELECT $1, $2, $3, $4, $5, $6 FROM ${RECORD_CTE})`,
+];
 
 /** An `order_payments` row's values, in the column order of INSERT_PAYMENT_ROW. */
 export function paymentRowValues(charge: Charge): unknown[] {
@@ -106,6 +113,36 @@ export class OrdersRepository {
     const row = rows[0];
     if (row === undefined) throw new Error('INSERT INTO orders returned no row');
     return orderOf(row);
+  }
+
+  /**
+   * A new order awaiting payment, as a write with its key's record ({@link CREATE_ORDER_CTES}), and the order it
+   * makes: known before the statement (`createdAt` at the column's ms precision, the amounts as the row keeps
+   * them), so the 201 body, the row and a replay agree.
+   */
+  createStatement(order: {
+    id: string;
+    tenantId: string;
+    amount: number;
+    currency: string;
+    createdAt: Date;
+  }): StatementWrite<Order> {
+    const value = OrderSchema.parse({
+      id: order.id,
+      status: OrderStatus.AwaitingPayment,
+      amount: order.amount,
+      currency: order.currency,
+      paidAmount: 0,
+      createdAt: order.createdAt.toISOString(),
+    });
+    return {
+      value,
+      statement: {
+        name: 'orders:create',
+        ctes: CREATE_ORDER_CTES,
+        values: [order.id, order.tenantId, order.amount, order.currency, value.status, order.createdAt],
+      },
+    };
   }
 
   /** The tenant's order, or undefined (another tenant's order is not found either). */
@@ -172,20 +209,15 @@ export class OrdersRepository {
   }
 
   /**
-   * Applies a Charge to its order, once, on the caller's transaction (or autocommitted on the pool), and gives back
-   * the reservation its payment's key (`owner`) holds on the order: the charge row's primary key is the Charge's
-   * id, so a second apply of the same Charge inserts nothing and adds nothing (`ON CONFLICT DO NOTHING`, decided by
-   * the unique index, not by a read before the write). The order becomes `paid` when nothing is owed. One named
-   * statement: the order's update reads the rows the insert and the reservation's delete returned, so it adds only
-   * what was inserted and takes back only what was reserved. True if this call applied it.
+   * Applying `charge` once, as a write with its key's record ({@link APPLY_CHARGE_CTES}): a second apply of the
+   * same Charge inserts nothing and adds nothing (`ON CONFLICT DO NOTHING` on its id), and the order's update reads
+   * the rows the insert and the reservation's delete returned, so it adds only what was inserted and takes back
+   * only what was reserved.
    */
-  async applyCharge(
-    executor: pg.Pool | pg.PoolClient,
-    charge: Charge,
-    owner: ReservationOwner,
-  ): Promise<boolean> {
-    const { rows } = await executor.query<{ applied: number }>({
-      ...APPLY_CHARGE,
+  applyChargeStatement(charge: Charge, owner: ReservationOwner): RecordedStatement {
+    return {
+      name: 'orders:apply-charge',
+      ctes: APPLY_CHARGE_CTES,
       values: [
         ...paymentRowValues(charge),
         OrderStatus.Paid,
@@ -193,7 +225,6 @@ export class OrdersRepository {
         owner.tenantId,
         owner.key,
       ],
-    });
-    return (rows[0]?.applied ?? 0) > 0;
+    };
   }
 }

@@ -1,20 +1,24 @@
 import { Injectable } from '@nestjs/common';
-import { schemaCodec, type CoordinatedResult, type IdempotencyContext } from '@retry-safe/idempotency';
-import { IdempotencyContextArg, IdempotentMethod, outcomeOf } from '@retry-safe/idempotency/nest';
-import type pg from 'pg';
+import { schemaCodec, type CoordinatedResult } from '@retry-safe/idempotency';
+import {
+  IdempotencyContextArg,
+  IdempotentMethod,
+  outcomeOf,
+  type StatementContext,
+} from '@retry-safe/idempotency/nest';
 import { recordedWrite, type RecordOf } from '../config/orders-idempotency-settings.js';
-import { ORDERS_TRANSACTIONS } from '../database/database.module.js';
+import { ORDERS_POOL, ORDERS_TRANSACTIONS } from '../database/database.module.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrderSchema, type Order } from './order.js';
 import type { NewOrder, OrderCreation } from './order-creation.js';
 import { OrdersRepository } from './orders.repository.js';
 
 /**
- * The design: the order's row and its processing record commit in ONE transaction (the library's optimistic
- * form: the INSERT, then the completed record, one statement each). A crash leaves both or neither, so the retry
- * finds the record and replays the order instead of creating a second one. A key with a record goes through the
- * claim in a second transaction: the same order replayed, `idempotency_key_reused` before anything is written, or
- * the order created again for a released key.
+ * The design: the order's row and its processing record commit in ONE statement (the library's one-statement
+ * form). A crash leaves both or neither, so the retry finds the record and replays the order instead of creating
+ * a second one. A key with a record writes nothing there and goes through the claim in a transaction: the same
+ * order replayed, `idempotency_key_reused` before anything is written, or the order created again for a released
+ * key.
  */
 @Injectable()
 export class RecordedOrderCreation implements OrderCreation {
@@ -31,19 +35,22 @@ export class RecordedOrderCreation implements OrderCreation {
   }
 
   /**
-   * The order's INSERT, once per `record`: in a transaction of {@link ORDERS_TRANSACTIONS} with the completed
-   * record. It may run again after a rollback (a key with a record), so it writes only through the context's
-   * transaction.
+   * The order's INSERT, once per `record`: declared, not run (the library runs it with the completed record in one
+   * statement on {@link ORDERS_POOL}, or after the claim in a transaction of {@link ORDERS_TRANSACTIONS} for a key
+   * with a record, asking this method again).
    */
   @IdempotentMethod<[NewOrder, RecordOf<Order>], Order>({
     ...recordedWrite(1, schemaCodec(OrderSchema)),
+    inOneStatement: ORDERS_POOL,
     runInTransaction: ORDERS_TRANSACTIONS,
   })
-  insertOnce(
+  async insertOnce(
     order: NewOrder,
     _record: RecordOf<Order>,
-    @IdempotencyContextArg() context?: IdempotencyContext & { readonly transaction?: pg.PoolClient },
+    @IdempotencyContextArg() context?: StatementContext,
   ): Promise<Order> {
-    return this.orders.insert(context!.transaction!, order);
+    const { value, statement } = this.orders.createStatement(order);
+    context!.write(statement);
+    return value;
   }
 }

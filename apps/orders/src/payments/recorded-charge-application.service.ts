@@ -1,10 +1,14 @@
 import { Injectable } from '@nestjs/common';
 import { ChargeSchema, type Charge } from '@retry-safe/contracts';
-import { CoordinateOutcome, schemaCodec, type IdempotencyContext } from '@retry-safe/idempotency';
-import { IdempotencyContextArg, IdempotentMethod, outcomeOf } from '@retry-safe/idempotency/nest';
-import type pg from 'pg';
+import { CoordinateOutcome, schemaCodec } from '@retry-safe/idempotency';
+import {
+  IdempotencyContextArg,
+  IdempotentMethod,
+  outcomeOf,
+  type StatementContext,
+} from '@retry-safe/idempotency/nest';
 import { recordedWrite, type RecordOf } from '../config/orders-idempotency-settings.js';
-import { ORDERS_TRANSACTIONS } from '../database/database.module.js';
+import { ORDERS_POOL, ORDERS_TRANSACTIONS } from '../database/database.module.js';
 import type { ReservationOwner } from '../database/orders-database.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrdersRepository } from '../orders/orders.repository.js';
@@ -12,11 +16,10 @@ import type { ChargeApplication } from './charge-application.js';
 import { PaymentReservations } from './payment-reservations.repository.js';
 
 /**
- * The design: the Charge applied in one transaction with the key's record (the library's optimistic form: the
- * apply statement, then the completed record), so a crash leaves both or neither. Concurrent retries of the key
- * meet on the record's unique index and on the charge's primary key: the second waits for the first, then
- * replays. The apply statement turns the key's reservation into paid amount; a replay gives back what this
- * attempt reserved.
+ * The design: the Charge applied in ONE statement with the key's completed record (the library's one-statement
+ * form), so a crash leaves both or neither. Concurrent retries of the key meet on the record's unique index and on
+ * the charge's primary key: the second waits for the first, writes nothing, then replays. The apply turns the
+ * key's reservation into paid amount; a replay gives back what this attempt reserved.
  */
 @Injectable()
 export class RecordedChargeApplication implements ChargeApplication {
@@ -33,22 +36,23 @@ export class RecordedChargeApplication implements ChargeApplication {
   }
 
   /**
-   * The apply statement, once per `record`: in a transaction of {@link ORDERS_TRANSACTIONS} with the completed
-   * record. It may run again after a rollback (a key with a record), so it writes only through the context's
-   * transaction.
+   * The apply, once per `record`: declared, not run (the library runs it with the completed record in one
+   * statement on {@link ORDERS_POOL}, or after the claim in a transaction of {@link ORDERS_TRANSACTIONS} for a key
+   * with a record, asking this method again). The fault point is before the write either way.
    */
   @IdempotentMethod<[Charge, RecordOf<Charge>, ReservationOwner], Charge>({
     ...recordedWrite(1, schemaCodec(ChargeSchema)),
+    inOneStatement: ORDERS_POOL,
     runInTransaction: ORDERS_TRANSACTIONS,
   })
   async applyOnce(
     charge: Charge,
     record: RecordOf<Charge>,
     owner: ReservationOwner,
-    @IdempotencyContextArg() context?: IdempotencyContext & { readonly transaction?: pg.PoolClient },
+    @IdempotencyContextArg() context?: StatementContext,
   ): Promise<Charge> {
     await this.faults.trip(OrderFaultPoint.BeforeApplyWrite, { 'idempotency-key': record.key });
-    await this.orders.applyCharge(context!.transaction!, charge, owner);
+    context!.write(this.orders.applyChargeStatement(charge, owner));
     return charge;
   }
 }

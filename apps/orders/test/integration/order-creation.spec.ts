@@ -6,12 +6,12 @@ import type pg from 'pg';
 import request from 'supertest';
 import { createOrderOperation } from '../../src/orders/orders.service.js';
 import { FakePayments, postOrder, useOrdersWorld } from './orders.app.js';
-import { transactionsWith } from './statements.js';
+import { statementsWith, transactionsWith } from './statements.js';
 
 // The store's default table: orders keeps its records next to its orders.
 const RECORDS = 'idempotency_records';
 
-describe("order creation: a fresh key's order and record in one transaction, the claim for the rest", () => {
+describe("order creation: a fresh key's order and record in one statement, the claim for the rest", () => {
   const world = useOrdersWorld(new FakePayments());
   const app = (): INestApplication => world().app;
   const pool = (): pg.Pool => world().pool;
@@ -26,15 +26,17 @@ describe("order creation: a fresh key's order and record in one transaction, the
     return { orders: Number(rows[0]!.orders), records: Number(rows[0]!.records) };
   };
 
-  it("writes a fresh key's order and its completed record in one transaction, the record one statement", async () => {
+  it("writes a fresh key's order and its completed record in one statement, outside any transaction", async () => {
     const tenant = randomUUID();
     let first!: request.Response;
-    const transactions = await transactionsWith('orders:insert', async () => {
+    const statements = await statementsWith(/^(orders:|idem:)/, async () => {
       first = await create('one-transaction', { amount: 700, currency: 'EUR' }, tenant);
     });
     expect(first.status).toBe(201);
-    // The library's optimistic form: the INSERT, then the completed record, no claim before it.
-    expect(transactions).toEqual([['BEGIN', 'orders:insert', 'idem:insert_completed', 'COMMIT']]);
+    // The library's one-statement form: the INSERT and the completed record together, no claim, no transaction.
+    expect(statements.filter((s) => !/^idem:(sweep|mark_given_back)/.test(s.label))).toEqual([
+      { label: 'orders:create', inTransaction: false },
+    ]);
     const { rows } = await pool().query(
       `SELECT r.state, r.payload, o.created_at FROM ${RECORDS} r, orders o
         WHERE r.operation = $1 AND r.key = 'one-transaction' AND o.tenant_id = $2`,
@@ -84,9 +86,9 @@ describe("order creation: a fresh key's order and record in one transaction, the
     });
     expect([again.status, again.headers['idempotent-replayed']]).toEqual([201, undefined]);
     expect(again.body.id).not.toBe(first.body.id);
-    // The optimistic transaction met the record and rolled back; the claim took the released key over.
+    // The one statement met the record and wrote nothing; the claim took the released key over.
     expect(claimed).toEqual([
-      ['BEGIN', 'idem:mark', 'idem:claim', 'orders:insert', 'idem:tx_complete', 'COMMIT'],
+      ['BEGIN', 'idem:mark', 'idem:claim', 'orders:create:claimed', 'idem:tx_complete', 'COMMIT'],
     ]);
     const { rows } = await pool().query(`SELECT state, payload FROM ${RECORDS} WHERE operation = $1`, [
       createOrderOperation(tenant),
@@ -110,7 +112,7 @@ describe("order creation: a fresh key's order and record in one transaction, the
       let waiting: number | undefined;
       for (let i = 0; i < 200 && waiting === undefined; i += 1) {
         const { rows } = await pool().query<{ pid: number }>(
-          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%insert_completed%'`,
+          `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%idempotency_record AS (INSERT%'`,
         );
         waiting = rows[0]?.pid;
         if (waiting === undefined) await new Promise((resolve) => setTimeout(resolve, 25));
@@ -137,10 +139,11 @@ describe('IDEMPOTENCY_ENABLED=false (the benchmark switch): the library off swit
     const tenant = randomUUID();
     const body = { amount: 1_000, currency: 'EUR' };
     const first = await postOrder(world().app, tenant, 'unprotected', body);
-    const transactions = await transactionsWith('orders:insert', () =>
+    const statements = await statementsWith(/^(orders:|idem:)/, () =>
       postOrder(world().app, tenant, 'unprotected', body),
     );
-    expect(transactions).toEqual([['BEGIN', 'orders:insert', 'COMMIT']]);
+    // Off: the order's INSERT alone, one statement, no record read or written.
+    expect(statements).toEqual([{ label: 'orders:create:claimed', inTransaction: false }]);
     const orders = await world().pool.query('SELECT id FROM orders WHERE tenant_id = $1', [tenant]);
     expect(orders.rows).toHaveLength(2);
 

@@ -6,7 +6,7 @@ import type pg from 'pg';
 import request from 'supertest';
 import { applyChargeOperation } from '../../src/payments/order-payments.service.js';
 import { FakePayments, createOrder, useOrdersWorld } from './orders.app.js';
-import { transactionsWith } from './statements.js';
+import { statementsWith, transactionsWith } from './statements.js';
 
 const TENANT = 'a0000000-0000-4000-8000-00000000000a';
 
@@ -102,15 +102,17 @@ describe('paying an order: checks in order, every attempt passed on to payments,
     expect(await chargeRows(orderId)).toBe(1);
   });
 
-  it("applies a fresh key's Charge with its completed record in one transaction, the record one statement", async () => {
+  it("applies a fresh key's Charge with its completed record in one statement, outside any transaction", async () => {
     const orderId = await newOrder(800);
     let paid!: request.Response;
-    const transactions = await transactionsWith('orders:apply-charge', async () => {
+    const statements = await statementsWith(/^(orders:apply-charge|idem:)/, async () => {
       paid = await pay(orderId, 'p-one-transaction', { amount: 300, currency: 'EUR' });
     });
     expect(paid.status).toBe(201);
-    // The library's optimistic form: the apply statement, then the completed record, no claim before it.
-    expect(transactions).toEqual([['BEGIN', 'orders:apply-charge', 'idem:insert_completed', 'COMMIT']]);
+    // The library's one-statement form: the apply and the completed record together, no claim, no transaction.
+    expect(statements.filter((s) => !/^idem:(sweep|mark_given_back)/.test(s.label))).toEqual([
+      { label: 'orders:apply-charge', inTransaction: false },
+    ]);
     const records = await recordOf('p-one-transaction');
     expect(records).toEqual([{ owner: expect.any(String), state: 'c', payload: expect.any(String) }]);
     expect(JSON.parse(records[0].payload)).toEqual(paid.body);
@@ -133,9 +135,9 @@ describe('paying an order: checks in order, every attempt passed on to payments,
       again = await pay(orderId, 'p-released', { amount: 200, currency: 'EUR' });
     });
     expect([again.status, again.text]).toEqual([201, first.text]);
-    // The optimistic transaction met the record and rolled back; the claim took the released key over.
+    // The one statement met the record and wrote nothing; the claim took the released key over.
     expect(claimed).toEqual([
-      ['BEGIN', 'idem:mark', 'idem:claim', 'orders:apply-charge', 'idem:tx_complete', 'COMMIT'],
+      ['BEGIN', 'idem:mark', 'idem:claim', 'orders:apply-charge:claimed', 'idem:tx_complete', 'COMMIT'],
     ]);
     await expectAppliedOnce('p-released', orderId, 200);
   });

@@ -45,3 +45,30 @@ export async function transactionsWith(marker: string, during: () => Promise<unk
   }
   return transactions;
 }
+
+/**
+ * Runs `during` with every query of this process' node-postgres clients recorded, and answers the labels (see
+ * `labelOf`) that match `pattern`, in order, each with whether it ran inside a `BEGIN` .. `COMMIT`/`ROLLBACK` of
+ * its client: e.g. that a fresh key's write was one statement outside any transaction.
+ */
+export async function statementsWith(
+  pattern: RegExp,
+  during: () => Promise<unknown>,
+): Promise<Array<{ label: string; inTransaction: boolean }>> {
+  const spy = jest.spyOn(pg.Client.prototype, 'query');
+  const seen: Array<{ label: string; inTransaction: boolean }> = [];
+  try {
+    await during();
+    const open = new Map<unknown, boolean>();
+    spy.mock.calls.forEach((args, i) => {
+      const client = spy.mock.contexts[i];
+      const label = labelOf(args[0]);
+      if (label === 'BEGIN') open.set(client, true);
+      if (pattern.test(label)) seen.push({ label, inTransaction: open.get(client) === true });
+      if (label === 'COMMIT' || label === 'ROLLBACK') open.set(client, false);
+    });
+  } finally {
+    spy.mockRestore();
+  }
+  return seen;
+}

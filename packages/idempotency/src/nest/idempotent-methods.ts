@@ -3,6 +3,7 @@ import { DiscoveryService, MetadataScanner, ModuleRef, Reflector } from '@nestjs
 import { IdempotencyCoordinator } from '../coordinator.js';
 import { InvalidIdempotencyOptionsError } from '../errors.js';
 import {
+  makeIdempotentInOneStatement,
   makeIdempotentInTransaction,
   makeIdempotentOptimistically,
   makeIdempotentWithOutcome,
@@ -12,6 +13,7 @@ import type { CoordinatedResult } from '../options.js';
 import type { SqlTransaction, TransactionRunner } from '../transactional.js';
 import { IDEMPOTENCY_MODULE_OPTIONS } from './idempotency.module-definition.js';
 import type { IdempotencyModuleOptions } from './interfaces/idempotency-module-options.interface.js';
+import type { RecordedStatement } from '../one-statement.js';
 import type {
   IdempotentMethodOptions,
   IdempotentSettingsProvider,
@@ -125,22 +127,33 @@ export class IdempotentMethods implements OnModuleInit {
     options: IdempotentMethodOptions<AnyArgs>,
     functionOptions: IdempotentMethodOptions<AnyArgs>,
   ): (...args: unknown[]) => Promise<CoordinatedResult<unknown>> {
-    const { transaction, runInTransaction } = options;
+    const { transaction, runInTransaction, inOneStatement } = options;
     if (transaction !== undefined && runInTransaction !== undefined) {
       throw new InvalidIdempotencyOptionsError(
         `@IdempotentMethod() on ${label}: give transaction (the caller's open transaction) or runInTransaction ` +
           '(the method runs in transactions of its own), not both',
       );
     }
+    if (inOneStatement !== undefined && runInTransaction === undefined) {
+      throw new InvalidIdempotencyOptionsError(
+        `@IdempotentMethod() on ${label}: inOneStatement needs runInTransaction (the claim path's transactions)`,
+      );
+    }
     const made =
-      runInTransaction !== undefined
-        ? makeIdempotentOptimistically(this.coordinator, action, {
+      inOneStatement !== undefined
+        ? makeIdempotentInOneStatement(this.coordinator, declaredWrite(label, action), {
             ...functionOptions,
-            runInTransaction: this.runnerOf(label, runInTransaction),
+            executor: this.executorOf(label, inOneStatement),
+            runInTransaction: this.runnerOf(label, runInTransaction!),
           })
-        : transaction !== undefined
-          ? makeIdempotentInTransaction(this.coordinator, action, { ...functionOptions, transaction })
-          : makeIdempotentWithOutcome(this.coordinator, action, functionOptions);
+        : runInTransaction !== undefined
+          ? makeIdempotentOptimistically(this.coordinator, action, {
+              ...functionOptions,
+              runInTransaction: this.runnerOf(label, runInTransaction),
+            })
+          : transaction !== undefined
+            ? makeIdempotentInTransaction(this.coordinator, action, { ...functionOptions, transaction })
+            : makeIdempotentWithOutcome(this.coordinator, action, functionOptions);
     return made as (...args: unknown[]) => Promise<CoordinatedResult<unknown>>;
   }
 
@@ -161,6 +174,23 @@ export class IdempotentMethods implements OnModuleInit {
     return runner as TransactionRunner<SqlTransaction>;
   }
 
+  /** The pool an `inOneStatement` token names (an object with `query`), anywhere in the app. */
+  private executorOf(label: string, token: InjectionToken): SqlTransaction {
+    let executor: unknown;
+    try {
+      executor = this.moduleRef.get(token, { strict: false });
+    } catch {
+      executor = undefined;
+    }
+    if (typeof (executor as Partial<SqlTransaction> | undefined)?.query !== 'function') {
+      throw new InvalidIdempotencyOptionsError(
+        `@IdempotentMethod() on ${label}: inOneStatement ${describeToken(token)} must resolve to a pool ` +
+          `(an object with query), got ${executor === undefined ? 'nothing' : typeof executor}`,
+      );
+    }
+    return executor as SqlTransaction;
+  }
+
   private settingsOf(
     options: IdempotentMethodOptions<AnyArgs>,
   ): IdempotentMethodOptions<AnyArgs>['settings'] | undefined {
@@ -175,4 +205,28 @@ export class IdempotentMethods implements OnModuleInit {
 /** A token as an error message names it: a class or function by its name, a symbol or string as it prints. */
 function describeToken(token: InjectionToken): string {
   return typeof token === 'function' ? token.name : String(token);
+}
+
+/**
+ * The method of an `inOneStatement` form as the library's statement action: called with a context whose `write`
+ * takes its statement; a call that declared none (or two) is a mistake of the method's, refused before any write.
+ */
+function declaredWrite(
+  label: string,
+  action: (context: IdempotencyContext, ...args: unknown[]) => Promise<unknown>,
+) {
+  return async (context: IdempotencyContext, ...args: unknown[]) => {
+    const declared: RecordedStatement[] = [];
+    const value = await action(
+      { ...context, write: (statement: RecordedStatement) => declared.push(statement) } as IdempotencyContext,
+      ...args,
+    );
+    if (declared.length !== 1) {
+      throw new InvalidIdempotencyOptionsError(
+        `@IdempotentMethod() on ${label}: an inOneStatement method declares its write with context.write() ` +
+          `exactly once per call, got ${declared.length}`,
+      );
+    }
+    return { value, statement: declared[0]! };
+  };
 }

@@ -49,6 +49,7 @@ export { IdempotentMethods, outcomeOf } from './idempotent-methods.js';
 export type {
   IdempotentMethodOptions,
   IdempotentSettingsProvider,
+  StatementContext,
 } from './interfaces/idempotent-method-options.interface.js';
 // The coordinator the module provides, for providers that inject it, from the same entry as the module.
 export { IdempotencyCoordinator } from '../coordinator.js';

@@ -17,6 +17,7 @@ import type {
 import { assertIntegerIn } from '../validation.js';
 import { POSTGRES_STORE_DEFAULTS, POSTGRES_STORE_LIMITS } from './defaults.js';
 import { Notifications } from './notifications.js';
+import type { CompletedRecordValues } from '../one-statement.js';
 import { insertCompletedSql, schemaNames, type SchemaNames } from './schema.js';
 import { MIGRATE_DEFAULTS, migrateSchema, type MigrateOptions } from './migration.js';
 import { transactionConflictOf } from './sql-errors.js';
@@ -123,17 +124,7 @@ export class PostgresIdempotencyStore implements TransactionalIdempotencyStore {
    * (`coordinateInTransaction`), which replays, refuses or runs again. The `payload` must be the request codec's
    * encoding of the value the caller answers, so a replay is the same bytes.
    */
-  insertCompletedSql(
-    first: number,
-    record: {
-      operation: string;
-      key: string;
-      owner: string;
-      fingerprint: string;
-      payload: string;
-      ttlMs: number;
-    },
-  ): { sql: string; values: unknown[] } {
+  insertCompletedSql(first: number, record: CompletedRecordValues): { sql: string; values: unknown[] } {
     // A caller on this path alone (migrating by other means) must also get its expired rows swept.
     this.startSweeper();
     const types = ['text', 'text', 'text', 'text', 'text', 'bigint', 'smallint'];

@@ -1,5 +1,10 @@
 import type { InjectionToken } from '@nestjs/common';
-import type { IdempotentCallSettings, IdempotentFunctionOptions } from '../../idempotent-function.js';
+import type {
+  IdempotencyContext,
+  IdempotentCallSettings,
+  IdempotentFunctionOptions,
+} from '../../idempotent-function.js';
+import type { RecordedStatement } from '../../one-statement.js';
 import type { SqlTransaction } from '../../transactional.js';
 
 /**
@@ -38,4 +43,18 @@ export interface IdempotentMethodOptions<
    * (`@IdempotencyContextArg()`). Needs the PostgreSQL store. Not with `transaction`.
    */
   readonly runInTransaction?: InjectionToken;
+  /**
+   * The one-statement form (`makeIdempotentInOneStatement`), with `runInTransaction`: the injection token of the
+   * pool a fresh key's statement runs on, autocommitted. The method writes nothing itself: it declares its write with
+   * `context.write(statement)` (a {@link RecordedStatement} whose expressions write only through
+   * `idempotency_record`; `@IdempotencyContextArg()` typed {@link StatementContext}) and returns its value. A fresh
+   * key's write and its completed record are then one statement; a key with a record goes through the claim in a
+   * transaction of `runInTransaction`, where the method is called again and its write runs after the claim.
+   */
+  readonly inOneStatement?: InjectionToken;
+}
+
+/** The context of an `inOneStatement` method: where it declares its write (once per call). */
+export interface StatementContext extends IdempotencyContext {
+  write(statement: RecordedStatement): void;
 }

@@ -2,6 +2,7 @@ import {
   Module,
   type DynamicModule,
   type INestApplication,
+  type INestApplicationContext,
   type LoggerService,
   type Type,
 } from '@nestjs/common';
@@ -55,5 +56,15 @@ export async function startNestApp(
     await app.close();
     throw error;
   }
+  return app;
+}
+
+/** An application context (no HTTP) of a module with `imports` and `providers`, initialised, Nest's logs off. */
+export async function appWith(imports: unknown[], providers: unknown[]): Promise<INestApplicationContext> {
+  @Module({ imports: imports as never[], providers: providers as never[] })
+  class AppModule {}
+  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
+  const app = moduleRef.createNestApplication({ logger: false });
+  await app.init();
   return app;
 }

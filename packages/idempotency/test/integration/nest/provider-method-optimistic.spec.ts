@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Injectable, Module, type INestApplicationContext } from '@nestjs/common';
-import { Test } from '@nestjs/testing';
 import type pg from 'pg';
 import { startRedis, withTransaction } from '@retry-safe/testing';
 import type { IdempotencyContext, SqlTransaction, TransactionRunner } from '../../../src/index.js';
@@ -16,6 +15,7 @@ import {
 import { PostgresIdempotencyStore } from '../../../src/postgres/index.js';
 import { RedisIdempotencyStore } from '../../../src/redis/index.js';
 import { freshTable, suitePostgres } from '../postgres-support.js';
+import { appWith } from './nest-apps.js';
 import { suiteRedis } from '../support.js';
 
 // @IdempotentMethod({ runInTransaction }): the optimistic form on a provider method, its transaction runner
@@ -56,15 +56,6 @@ class Ledger {
     ]);
     return amount;
   }
-}
-
-async function appWith(imports: unknown[], providers: unknown[]): Promise<INestApplicationContext> {
-  @Module({ imports: imports as never[], providers: providers as never[] })
-  class AppModule {}
-  const moduleRef = await Test.createTestingModule({ imports: [AppModule] }).compile();
-  const app = moduleRef.createNestApplication({ logger: false });
-  await app.init();
-  return app;
 }
 
 const runnerProvider = {
