@@ -6,6 +6,7 @@ import {
   type IdempotentCallSettings,
 } from '@retry-safe/idempotency';
 import type { IdempotentMethodOptions, IdempotentSettingsProvider } from '@retry-safe/idempotency/nest';
+import { ORDERS_POOL, ORDERS_TRANSACTIONS } from '../database/database.module.js';
 import { ORDERS_CONFIG, type OrdersConfig } from './orders-config.js';
 
 /** What names one record of orders: its operation, key, codec and fingerprint (the settings are the provider's). */
@@ -64,5 +65,20 @@ export function recordedWrite<Args extends unknown[], T>(
     fingerprint: (...args) => recordOf(args).fingerprint,
     codec,
     settingsProvider: OrdersIdempotencySettings,
+  };
+}
+
+/**
+ * {@link recordedWrite} in the library's one-statement form: the write declared with `context.write()`, run with its
+ * completed record in one statement on the orders pool, or after the claim in a transaction of the orders' runner.
+ */
+export function recordedStatement<Args extends unknown[], T>(
+  recordAt: number,
+  codec: Codec<T>,
+): IdempotentMethodOptions<Args, T> {
+  return {
+    ...recordedWrite(recordAt, codec),
+    inOneStatement: ORDERS_POOL,
+    runInTransaction: ORDERS_TRANSACTIONS,
   };
 }

@@ -1,13 +1,8 @@
 import { Injectable } from '@nestjs/common';
 import { schemaCodec, type CoordinatedResult } from '@retry-safe/idempotency';
-import {
-  IdempotencyContextArg,
-  IdempotentMethod,
-  outcomeOf,
-  type StatementContext,
-} from '@retry-safe/idempotency/nest';
-import { recordedWrite, type RecordOf } from '../config/orders-idempotency-settings.js';
-import { ORDERS_POOL, ORDERS_TRANSACTIONS } from '../database/database.module.js';
+import { IdempotencyContextArg, IdempotentMethod, outcomeOf } from '@retry-safe/idempotency/nest';
+import type { StatementContext } from '@retry-safe/idempotency/nest';
+import { recordedStatement, type RecordOf } from '../config/orders-idempotency-settings.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrderSchema, type Order } from './order.js';
 import type { NewOrder, OrderCreation } from './order-creation.js';
@@ -36,14 +31,10 @@ export class RecordedOrderCreation implements OrderCreation {
 
   /**
    * The order's INSERT, once per `record`: declared, not run (the library runs it with the completed record in one
-   * statement on {@link ORDERS_POOL}, or after the claim in a transaction of {@link ORDERS_TRANSACTIONS} for a key
-   * with a record, asking this method again).
+   * statement on the orders pool, or after the claim in a transaction for a key with a record
+   * ({@link recordedStatement}), asking this method again).
    */
-  @IdempotentMethod<[NewOrder, RecordOf<Order>], Order>({
-    ...recordedWrite(1, schemaCodec(OrderSchema)),
-    inOneStatement: ORDERS_POOL,
-    runInTransaction: ORDERS_TRANSACTIONS,
-  })
+  @IdempotentMethod<[NewOrder, RecordOf<Order>], Order>(recordedStatement(1, schemaCodec(OrderSchema)))
   async insertOnce(
     order: NewOrder,
     _record: RecordOf<Order>,

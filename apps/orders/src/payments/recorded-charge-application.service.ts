@@ -1,14 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { ChargeSchema, type Charge } from '@retry-safe/contracts';
 import { CoordinateOutcome, schemaCodec } from '@retry-safe/idempotency';
-import {
-  IdempotencyContextArg,
-  IdempotentMethod,
-  outcomeOf,
-  type StatementContext,
-} from '@retry-safe/idempotency/nest';
-import { recordedWrite, type RecordOf } from '../config/orders-idempotency-settings.js';
-import { ORDERS_POOL, ORDERS_TRANSACTIONS } from '../database/database.module.js';
+import { IdempotencyContextArg, IdempotentMethod, outcomeOf } from '@retry-safe/idempotency/nest';
+import type { StatementContext } from '@retry-safe/idempotency/nest';
+import { recordedStatement, type RecordOf } from '../config/orders-idempotency-settings.js';
 import type { ReservationOwner } from '../database/orders-database.js';
 import { OrderFaultPoint, OrderFaults } from '../faults/order-faults.js';
 import { OrdersRepository } from '../orders/orders.repository.js';
@@ -37,14 +32,12 @@ export class RecordedChargeApplication implements ChargeApplication {
 
   /**
    * The apply, once per `record`: declared, not run (the library runs it with the completed record in one
-   * statement on {@link ORDERS_POOL}, or after the claim in a transaction of {@link ORDERS_TRANSACTIONS} for a key
-   * with a record, asking this method again). The fault point is before the write either way.
+   * statement on the orders pool, or after the claim in a transaction for a key with a record
+   * ({@link recordedStatement}), asking this method again). The fault point is before the write either way.
    */
-  @IdempotentMethod<[Charge, RecordOf<Charge>, ReservationOwner], Charge>({
-    ...recordedWrite(1, schemaCodec(ChargeSchema)),
-    inOneStatement: ORDERS_POOL,
-    runInTransaction: ORDERS_TRANSACTIONS,
-  })
+  @IdempotentMethod<[Charge, RecordOf<Charge>, ReservationOwner], Charge>(
+    recordedStatement(1, schemaCodec(ChargeSchema)),
+  )
   async applyOnce(
     charge: Charge,
     record: RecordOf<Charge>,

@@ -7,15 +7,14 @@ import {
   type IdempotencyContext,
   type IdempotentCallSettings,
 } from '../../src/index.js';
-import { ordersWorld, type OrdersWorld } from './orders-world.js';
-import { suitePostgres } from './postgres-support.js';
+import { useOrdersWorld, type OrdersWorld } from './orders-world.js';
 
 // makeIdempotentOptimistically on PostgreSQL: the function begins its own transactions through its runner; a fresh
 // key costs one (the order, then the completed record), a key with a record goes through the claim in a second.
-const suite = suitePostgres();
+const world = useOrdersWorld();
 let w: OrdersWorld;
-beforeEach(async () => {
-  w = await ordersWorld(suite.pool);
+beforeEach(() => {
+  w = world();
 });
 
 /** `place(key, amount)`: one order per key, in transactions of a runner that counts them. */

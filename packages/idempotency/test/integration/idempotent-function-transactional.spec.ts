@@ -9,15 +9,14 @@ import {
   type SqlTransaction,
 } from '../../src/index.js';
 import { kyselyTransaction } from '../../src/postgres/index.js';
-import { ordersWorld, type Order, type OrdersWorld } from './orders-world.js';
-import { suitePostgres } from './postgres-support.js';
+import { useOrdersWorld, type Order, type OrdersWorld } from './orders-world.js';
 
 // makeIdempotentInTransaction on PostgreSQL: the record commits or rolls back with the caller's own write, through a
 // node-postgres PoolClient and through a Kysely transaction.
-const suite = suitePostgres();
+const world = useOrdersWorld();
 let w: OrdersWorld;
-beforeEach(async () => {
-  w = await ordersWorld(suite.pool);
+beforeEach(() => {
+  w = world();
 });
 
 /** Thrown inside a Kysely transaction to roll it back. */

@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { beforeEach } from '@jest/globals';
 import type pg from 'pg';
 import { withTransaction } from '@retry-safe/testing';
 import {
@@ -8,7 +9,7 @@ import {
   type IdempotencyEvent,
 } from '../../src/index.js';
 import { PostgresIdempotencyStore } from '../../src/postgres/index.js';
-import { freshTable } from './postgres-support.js';
+import { freshTable, suitePostgres } from './postgres-support.js';
 
 export interface Order {
   id: number;
@@ -72,3 +73,13 @@ export async function ordersWorld(pool: pg.Pool) {
 }
 
 export type OrdersWorld = Awaited<ReturnType<typeof ordersWorld>>;
+
+/** A fresh {@link ordersWorld} before each test of the file, on the suite's PostgreSQL: read it through the getter. */
+export function useOrdersWorld(): () => OrdersWorld {
+  const suite = suitePostgres();
+  let world: OrdersWorld | undefined;
+  beforeEach(async () => {
+    world = await ordersWorld(suite.pool);
+  });
+  return () => world!;
+}

@@ -105,3 +105,11 @@ export function suitePostgres(options: StartPostgresOptions = {}, poolSize = 20)
   });
   return suite;
 }
+
+/** A ledger table (`id`, `amount`) for a provider's writes, and a migrated store on a fresh records table. */
+export async function ledgerAndStore(pool: pg.Pool, ledger: string): Promise<PostgresIdempotencyStore> {
+  await pool.query(`CREATE TABLE IF NOT EXISTS ${ledger} (id text PRIMARY KEY, amount int NOT NULL)`);
+  const store = new PostgresIdempotencyStore(pool, { table: freshTable() });
+  await store.migrate();
+  return store;
+}

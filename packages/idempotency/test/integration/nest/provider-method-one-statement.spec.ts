@@ -13,7 +13,7 @@ import {
   type StatementContext,
 } from '../../../src/nest/index.js';
 import { PostgresIdempotencyStore } from '../../../src/postgres/index.js';
-import { freshTable, suitePostgres } from '../postgres-support.js';
+import { ledgerAndStore, suitePostgres } from '../postgres-support.js';
 import { appWith } from './nest-apps.js';
 
 // @IdempotentMethod({ inOneStatement, runInTransaction }): the one-statement form on a provider method. The method
@@ -90,11 +90,7 @@ describe('@IdempotentMethod({ inOneStatement }), real PostgreSQL', () => {
   let ledger: Ledger;
   let db: CountedDatabase;
   beforeAll(async () => {
-    await postgres.pool.query(
-      'CREATE TABLE IF NOT EXISTS ledger_one_statement (id text PRIMARY KEY, amount int NOT NULL)',
-    );
-    store = new PostgresIdempotencyStore(postgres.pool, { table: freshTable() });
-    await store.migrate();
+    store = await ledgerAndStore(postgres.pool, 'ledger_one_statement');
     app = await appWith(
       [IdempotencyModule.forRoot({ store, closeStoreOnShutdown: false })],
       [...databaseProviders, Ledger],

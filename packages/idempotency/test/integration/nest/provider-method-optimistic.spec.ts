@@ -14,7 +14,7 @@ import {
 } from '../../../src/nest/index.js';
 import { PostgresIdempotencyStore } from '../../../src/postgres/index.js';
 import { RedisIdempotencyStore } from '../../../src/redis/index.js';
-import { freshTable, suitePostgres } from '../postgres-support.js';
+import { ledgerAndStore, suitePostgres } from '../postgres-support.js';
 import { appWith } from './nest-apps.js';
 import { suiteRedis } from '../support.js';
 
@@ -67,11 +67,7 @@ const runnerProvider = {
 describe('@IdempotentMethod({ runInTransaction }), real PostgreSQL', () => {
   let store: PostgresIdempotencyStore;
   beforeAll(async () => {
-    await postgres.pool.query(
-      'CREATE TABLE IF NOT EXISTS ledger_optimistic (id text PRIMARY KEY, amount int NOT NULL)',
-    );
-    store = new PostgresIdempotencyStore(postgres.pool, { table: freshTable() });
-    await store.migrate();
+    store = await ledgerAndStore(postgres.pool, 'ledger_optimistic');
   });
   const rows = async (id: string) =>
     (await postgres.pool.query('SELECT amount FROM ledger_optimistic WHERE id = $1', [id])).rowCount;
