@@ -40,7 +40,6 @@ import {
   coordinateInOneStatement,
   sendStatement,
   isOneStatementStore,
-  type OneStatementStore,
   type StatementAction,
 } from './one-statement.js';
 import { runAsOwner, unencodableError, type IdempotentAction } from './owner-run.js';
@@ -62,8 +61,8 @@ const OUTCOME_EVENTS: ReadonlySet<string> = new Set([
 type SettledClaim = Exclude<ClaimResult, { status: typeof ClaimStatus.InProgress }>;
 
 /** One of the transactional flows of transactional.ts, bound to its transaction (or its transaction runner). */
-type TransactionalFlow<T, S extends TransactionalIdempotencyStore, A> = (
-  store: S,
+type TransactionalFlow<T, A> = (
+  store: TransactionalIdempotencyStore,
   call: Call<T>,
   action: A,
   hooks: TransactionalHooks<T>,
@@ -263,18 +262,24 @@ export class IdempotencyCoordinator {
     request: CoordinateRequest<T>,
     action: StatementAction<T>,
   ): Promise<CoordinatedResult<T>> {
+    const store = this.store;
+    // Refused even for a disabled call, as the other transactional forms: switching it on must not break it.
+    if (!isTransactionalStore(store) || !isOneStatementStore(store)) {
+      throw new InvalidIdempotencyOptionsError(
+        'coordinateInOneStatement needs a store that supports transactions',
+      );
+    }
     return this.transactional(
       'coordinateInOneStatement',
       request,
       action,
-      (store: OneStatementStore, call, act, hooks) =>
+      (_store, call, act, hooks) =>
         coordinateInOneStatement(store, call, executor, runInTransaction, act, hooks),
       async () => {
         const { value, statement } = await action(unprotectedContext());
         await sendStatement(executor, claimedStatementQuery(statement, 0));
         return value;
       },
-      isOneStatementStore,
     );
   }
 
@@ -283,16 +288,15 @@ export class IdempotencyCoordinator {
    * `InvalidIdempotencyOptionsError`, naming `method`, even for a disabled call: switching it on must not break
    * it), the prepared call, the coordinator's hooks, the span; `disabled` runs the action for `enabled: false`.
    */
-  private transactional<T, C extends ActionContext, R, S extends TransactionalIdempotencyStore>(
+  private transactional<T, C extends ActionContext, R>(
     method: string,
     request: CoordinateRequest<T>,
     action: (context: C) => Promise<R>,
-    flow: TransactionalFlow<T, S, (context: C) => Promise<R>>,
+    flow: TransactionalFlow<T, (context: C) => Promise<R>>,
     disabled: () => Promise<T>,
-    supports: (store: TransactionalIdempotencyStore) => store is S = (_store): _store is S => true,
   ): Promise<CoordinatedResult<T>> {
     const store = this.store;
-    if (!isTransactionalStore(store) || !supports(store)) {
+    if (!isTransactionalStore(store)) {
       throw new InvalidIdempotencyOptionsError(`${method} needs a store that supports transactions`);
     }
     if (request.enabled === false) return runDisabled(request, this.settings, disabled);

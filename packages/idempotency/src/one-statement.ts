@@ -112,12 +112,15 @@ export function claimedStatementQuery(statement: RecordedStatement, fencingToken
   };
 }
 
+// An expression that would shadow the record's (`idempotency_record AS (...)`, quoted or not).
+const NAMED_AS_RECORD = new RegExp(`^\\s*"?${RECORD_CTE}"?\\s`, 'i');
+
 /** Refuses a statement that could not run as documented (no expression, or one named as the record). */
 function checkedStatement(statement: RecordedStatement): RecordedStatement {
   if (!Array.isArray(statement?.ctes) || statement.ctes.length === 0 || !Array.isArray(statement.values)) {
     throw new TypeError('a RecordedStatement needs at least one common table expression in ctes, and values');
   }
-  if (statement.ctes.some((cte) => new RegExp(`^\\s*"?${RECORD_CTE}"?\\s`, 'i').test(cte))) {
+  if (statement.ctes.some((cte) => NAMED_AS_RECORD.test(cte))) {
     throw new TypeError(`a RecordedStatement's expression may not be named ${RECORD_CTE}: the record's is`);
   }
   return statement;
