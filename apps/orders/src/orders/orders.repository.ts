@@ -40,18 +40,21 @@ export function orderOf(row: OrderRow): Order {
 
 // The statements of the hot paths, named: each pooled connection parses and plans them once.
 const ORDER_COLUMNS = 'id, tenant_id, amount, currency, paid_amount, reserved_amount, status, created_at';
+// A new order's row, values $1..$6: by the insert alone and by the write with its record.
+const INTO_ORDERS = 'INSERT INTO orders (id, tenant_id, amount, currency, status, created_at)';
 const INSERT_ORDER: NamedStatement = {
   name: 'orders:insert',
-  text: `INSERT INTO orders (id, tenant_id, amount, currency, status, created_at) VALUES ($1, $2, $3, $4, $5, $6)
-    RETURNING ${ORDER_COLUMNS}`,
+  text: `${INTO_ORDERS} VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${ORDER_COLUMNS}`,
 };
 const FIND_ORDER: NamedStatement = {
   name: 'orders:find-for-payment',
   text: `SELECT ${ORDER_COLUMNS} FROM orders WHERE id = $1 AND tenant_id = $2`,
 };
+// A Charge's row, values $1..$6 (`paymentRowValues`): by the read-then-write demonstration and by the apply.
+const INTO_ORDER_PAYMENTS =
+  'INSERT INTO order_payments (charge_id, order_id, amount, currency, status, provider_charge_id)';
 /** A Charge's row, once: the primary key decides (values $1..$6: {@link paymentRowValues}). */
-export const INSERT_PAYMENT_ROW = `INSERT INTO order_payments
-    (charge_id, order_id, amount, currency, status, provider_charge_id) VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (charge_id) DO NOTHING`;
+export const INSERT_PAYMENT_ROW = `${INTO_ORDER_PAYMENTS} VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (charge_id) DO NOTHING`;
 /**
  * A Charge applied, as the expressions of a write with its key's record (`RECORD_CTE`): the Charge's row inserted
  * once (`applied`: the primary key decides), the payment key's reservation on the order deleted (`released`: $9
@@ -61,8 +64,7 @@ export const INSERT_PAYMENT_ROW = `INSERT INTO order_payments
  */
 const APPLIED_SUM = 'COALESCE((SELECT sum(amount) FROM applied), 0)';
 const APPLY_CHARGE_CTES = [
-  `applied AS (INSERT INTO order_payments
-      (charge_id, order_id, amount, currency, status, provider_charge_id)
+  `applied AS (${INTO_ORDER_PAYMENTS}
     SELECT $1, $2, $3, $4, $5, $6 FROM ${RECORD_CTE} ON CONFLICT (charge_id) DO NOTHING RETURNING order_id, amount)`,
   `released AS (DELETE FROM order_payment_reservations
     WHERE tenant_id = $9 AND key = $10 AND order_id = $2 AND EXISTS (SELECT 1 FROM ${RECORD_CTE}) RETURNING amount)`,
@@ -72,10 +74,7 @@ const APPLY_CHARGE_CTES = [
     WHERE orders.id = $2 AND (EXISTS (SELECT 1 FROM applied) OR EXISTS (SELECT 1 FROM released)))`,
 ];
 /** A new order's row, as the expression of a write with its key's record: inserted only through the record's row. */
-const CREATE_ORDER_CTES = [
-  `created AS (INSERT INTO orders (id, tenant_id, amount, currency, status, created_at)
-    SELECT $1, $2, $3, $4, $5, $6 FROM ${RECORD_CTE})`,
-];
+const CREATE_ORDER_CTES = [`created AS (${INTO_ORDERS} SELECT $1, $2, $3, $4, $5, $6 FROM ${RECORD_CTE})`];
 
 /** An `order_payments` row's values, in the column order of INSERT_PAYMENT_ROW. */
 export function paymentRowValues(charge: Charge): unknown[] {
