@@ -18,6 +18,11 @@
  *   hook, spans exported to a local sink), once with every trace recorded and once with one in ten
  *   (`TRACES_SAMPLE_RATIO=0.1`), against the untraced chain of the same run. The other chains load no hook.
  *
+ * - with `HTTP_BENCH_FLOOR=1`: the floor, "bare node:http hops": four plain `node:http` processes of the same shape
+ *   (support/bare-hop.ts: three relays named gateway, orders and payments, then a responder named provider-sim that
+ *   answers 201 to everything), no framework, no logging, no store, under the same load; prints the three relays'
+ *   CPU per fresh payment of this tree (and of the baseline) over the floor's.
+ *
  * - with `HTTP_BENCH_CONTROL=1`: the coordinator-on chain once more, a chain of its own, against the first (A/A
  *   pair: how far two identical chains measured in the same run differ, the noise every other ratio carries).
  *
@@ -45,6 +50,7 @@ import {
   type StoreCpu,
 } from './support/chain-load.js';
 import { printReport, comparisonsOf } from './support/chain-report.js';
+import { FLOOR_LABEL } from './support/bare-chain.js';
 import { BENCH_TENANT, startChain, type Chain, type ChainOptions } from './support/chain-stack.js';
 import { parentOf } from './support/proc-cpu.js';
 import { startSpanSink } from './support/span-sink.js';
@@ -61,7 +67,8 @@ const PAYABLE_ORDER = { amount: 99_999_999, currency: 'EUR' };
 type ChainDesign = Omit<ChainOptions, 'redisUrl' | 'postgresUrl' | 'cpuProfDir'>;
 
 /**
- * The chains of this run: this tree with the coordinator on and off; the baseline checkout, if any; this tree with
+ * The chains of this run: this tree with the coordinator on and off; the baseline checkout, if any; the floor, with
+ * `HTTP_BENCH_FLOOR=1`; this tree with
  * `HTTP_BENCH_NODE_ARGS`, if set; this tree traced into `sinkUrl` (every trace, then one in ten), if tracing; the
  * first again, with `HTTP_BENCH_CONTROL=1`.
  */
@@ -82,6 +89,10 @@ function designsOf(
     ...(baseline === undefined
       ? []
       : [{ label: 'baseline, coordinator on', root: baseline, coordinator: true }]),
+    // HTTP_BENCH_FLOOR=1: the same hops with nothing in them, the least any chain of this shape can cost.
+    ...(process.env['HTTP_BENCH_FLOOR'] === '1'
+      ? [{ label: FLOOR_LABEL, root: repoRoot(), coordinator: false, bare: true }]
+      : []),
     // HTTP_BENCH_NODE_ARGS: a third design of this tree with these node options, e.g. a GC setting to compare.
     ...(nodeArgs.length === 0
       ? []
@@ -163,7 +174,10 @@ async function storePids(redisUrl: string, postgres: { url: string; source: stri
   return { redisPid: Number.isFinite(redisPid) ? redisPid : undefined, postgresPid };
 }
 
-/** The rows of one chain: fresh payments and order creation everywhere; replays where the records are on. */
+/**
+ * The rows of one chain: fresh payments and order creation everywhere; replays where the records are on, and on the
+ * floor (where a replay is one more request through the hops: the least a replay can cost).
+ */
 async function scenariosOf(chain: Chain): Promise<ChainScenario[]> {
   console.error(`- ${chain.label}: creating orders and paying the replay keys (not measured)`);
   const orders = await createOrders(chain, positiveInt('HTTP_BENCH_ORDERS', 200));
@@ -182,7 +196,7 @@ async function scenariosOf(chain: Chain): Promise<ChainScenario[]> {
     chain,
     next: () => ({ path: '/v1/orders', body: ORDER_BODY, key: randomUUID() }),
   };
-  if (!chain.coordinator) return [fresh, create];
+  if (!chain.coordinator && chain.bare !== true) return [fresh, create];
   const replays = await payOnce(chain, orders, positiveInt('HTTP_BENCH_REPLAY_KEYS', 500));
   let replay = 0;
   return [

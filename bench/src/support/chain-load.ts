@@ -35,6 +35,8 @@ export interface ChainResult {
   readonly perRound: readonly number[];
   /** The four services' CPU milliseconds per 2xx answer of each round, in round order. */
   readonly perRoundCpu: readonly number[];
+  /** The relays' (gateway, orders, payments: {@link relayCpuOf}) CPU ms per 2xx answer of each round. */
+  readonly perRoundRelayCpu: readonly number[];
   readonly latencyMs: { readonly p50: number; readonly p90: number; readonly p99: number };
   readonly ok: number;
   readonly non2xx: number;
@@ -46,6 +48,17 @@ export interface ChainResult {
     readonly postgres: number | undefined;
   };
 }
+
+/**
+ * Gateway's, orders' and payments' CPU ms per answer: the chain's own services, without provider-sim (which stands
+ * for an outside provider), what the floor chain's three relays are compared with.
+ */
+export function relayCpuOf(cpu: ChainResult['cpuMsPerOp']): number {
+  return round(cpu.gateway + cpu.orders + cpu.payments, 3);
+}
+
+// A floor chain has no store: the shared stores' work in its windows (other chains' queues) is not its own.
+const NO_STORES: StoreCpu = { redisPid: undefined, postgresPid: undefined };
 
 const RATE = process.env['HTTP_BENCH_RATE'] ? positiveInt('HTTP_BENCH_RATE', 1) : undefined;
 
@@ -106,7 +119,8 @@ export async function runWindow(
   stores: StoreCpu,
 ): Promise<ChainResult> {
   const { chain } = scenario;
-  const before = cpuSnapshot(chain, stores);
+  const measured = chain.bare === true ? NO_STORES : stores;
+  const before = cpuSnapshot(chain, measured);
   const result = await autocannon({
     url: chain.gatewayUrl,
     connections,
@@ -129,15 +143,17 @@ export async function runWindow(
       },
     ],
   });
-  const after = cpuSnapshot(chain, stores);
+  const after = cpuSnapshot(chain, measured);
   const ok = result['2xx'];
-  const cpuMsPerOp = cpuPerAnswer(before, after, ok);
+  const perAnswer = cpuPerAnswer(before, after, ok);
+  const cpuMsPerOp = chain.bare === true ? { ...perAnswer, redis: 0, postgres: 0 } : perAnswer;
   return {
     name: scenario.name,
     chain: chain.label,
     opsPerSecond: Math.round(ok / result.duration),
     perRound: [Math.round(ok / result.duration)],
     perRoundCpu: [cpuMsPerOp.services],
+    perRoundRelayCpu: [relayCpuOf(cpuMsPerOp)],
     latencyMs: { p50: result.latency.p50, p90: result.latency.p90, p99: result.latency.p99 },
     ok,
     non2xx: result.non2xx,
@@ -164,6 +180,7 @@ export function medianOf(rounds: readonly ChainResult[]): ChainResult {
     opsPerSecond: medianOfRounds((r) => r.opsPerSecond),
     perRound: rounds.map((r) => r.opsPerSecond),
     perRoundCpu: rounds.map((r) => r.cpuMsPerOp.services),
+    perRoundRelayCpu: rounds.map((r) => relayCpuOf(r.cpuMsPerOp)),
     latencyMs: {
       p50: medianOfRounds((r) => r.latencyMs.p50),
       p90: medianOfRounds((r) => r.latencyMs.p90),

@@ -1,5 +1,6 @@
 /** The printout and ratios of `pnpm bench:http`. */
-import type { ChainResult } from './chain-load.js';
+import { FLOOR_LABEL } from './bare-chain.js';
+import { relayCpuOf, type ChainResult } from './chain-load.js';
 import { CHAIN_SERVICES, type Chain } from './chain-stack.js';
 import { positiveNumber } from './env.js';
 import { median, round } from './stats.js';
@@ -33,12 +34,12 @@ const ORDERS = 'order creation';
 type Row = readonly [chain: string, scenario: string];
 
 /**
- * One ratio to take: row `a`'s throughput (`ops`), the four services' CPU per answer (`cpu`) or provider-sim's CPU
- * per answer (`control`) over row `b`'s.
+ * One ratio to take: row `a`'s throughput (`ops`), the four services' CPU per answer (`cpu`), the three relays' CPU
+ * per answer (`relays`: gateway, orders, payments) or provider-sim's CPU per answer (`control`) over row `b`'s.
  */
 interface Ratio {
   readonly what: string;
-  readonly of: 'ops' | 'cpu' | 'control';
+  readonly of: 'ops' | 'cpu' | 'relays' | 'control';
   readonly a: Row;
   readonly b: Row;
   readonly atLeast?: number;
@@ -92,6 +93,7 @@ function ratiosOf(chains: readonly Chain[]): Ratio[] {
       ];
   return [
     ...baseline,
+    ...floorRatiosOf(ran),
     ops('fresh payments/s, coordinator on / off', [ON, FRESH], [OFF, FRESH]),
     ops(
       'orders created/s, with the transactional record / without (goal >= 0.85)',
@@ -104,6 +106,21 @@ function ratiosOf(chains: readonly Chain[]): Ratio[] {
     ...traced,
     ...again,
   ];
+}
+
+/**
+ * HTTP_BENCH_FLOOR=1: how far the services' own work is above what their three HTTP hops cost at the least (the
+ * relays alone: provider-sim stands for an outside provider, and the floor's responder does far less than it).
+ */
+function floorRatiosOf(ran: (label: string) => boolean): Ratio[] {
+  if (!ran(FLOOR_LABEL)) return [];
+  const relays = (who: string, label: string): Ratio => ({
+    what: `service CPU per fresh payment, ${who} / floor`,
+    of: 'relays',
+    a: [label, FRESH],
+    b: [FLOOR_LABEL, FRESH],
+  });
+  return [relays('this tree', ON), ...(ran(BASELINE) ? [relays('baseline', BASELINE)] : [])];
 }
 
 /**
@@ -130,7 +147,13 @@ function ratioOf({ what, of, atLeast }: Ratio, a: ChainResult, b: ChainResult): 
   const [x, y, rounds] =
     of === 'ops'
       ? [a.opsPerSecond, b.opsPerSecond, perRoundRatios(a.perRound, b.perRound)]
-      : [a.cpuMsPerOp.services, b.cpuMsPerOp.services, perRoundRatios(a.perRoundCpu, b.perRoundCpu)];
+      : of === 'relays'
+        ? [
+            relayCpuOf(a.cpuMsPerOp),
+            relayCpuOf(b.cpuMsPerOp),
+            perRoundRatios(a.perRoundRelayCpu, b.perRoundRelayCpu),
+          ]
+        : [a.cpuMsPerOp.services, b.cpuMsPerOp.services, perRoundRatios(a.perRoundCpu, b.perRoundCpu)];
   if (y === 0) return undefined;
   const ratio = round(x / y, 2);
   return { what, ratio, ...rounds, ...(atLeast === undefined ? {} : { atLeast, met: ratio >= atLeast }) };

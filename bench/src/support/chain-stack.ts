@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { TEST_INTERNAL_TOKEN, freePort, startServiceProcess, type ServiceProcess } from '@retry-safe/testing';
+import { startBareChain } from './bare-chain.js';
 
 /** The one tenant of the benchmark and its bearer token at the gateway. */
 export const BENCH_TENANT = {
@@ -37,6 +38,11 @@ export interface ChainOptions {
    * `ratio` of the traces (`TRACES_SAMPLE_RATIO`). Without it, no service loads the hook (untraced).
    */
   readonly tracing?: { readonly sinkUrl: string; readonly ratio: number } | undefined;
+  /**
+   * The floor instead of the services: four bare `node:http` hops of the same shape, with no store (`root`,
+   * `coordinator` and `tracing` are not used).
+   */
+  readonly bare?: boolean;
 }
 
 /** A running chain. */
@@ -49,6 +55,8 @@ export interface Chain {
   readonly pids: Readonly<Record<ChainService, number>>;
   /** The chain's database name (its PostgreSQL backends are the ones serving it). */
   readonly database: string;
+  /** The floor chain: no store, so its Redis and PostgreSQL figures are 0 (the shared stores' work is others'). */
+  readonly bare?: boolean;
   close(): Promise<void>;
 }
 
@@ -92,8 +100,9 @@ function serviceStarter(options: ChainOptions, tag: string, started: ServiceProc
   };
 }
 
-/** Starts one chain (provider-sim first, the gateway last), each service on a free port. */
+/** Starts one chain (provider-sim first, the gateway last), each service on a free port; the floor's, if `bare`. */
 export async function startChain(options: ChainOptions, index: number): Promise<Chain> {
+  if (options.bare === true) return startBareChain(options, index);
   const tag = `bench-chain-${index}`;
   const database = `retry_safe_bench_${index}_${process.pid}`;
   const databaseUrl = await createDatabase(options.postgresUrl, database);
