@@ -18,10 +18,13 @@
  *   hook, spans exported to a local sink), once with every trace recorded and once with one in ten
  *   (`TRACES_SAMPLE_RATIO=0.1`), against the untraced chain of the same run. The other chains load no hook.
  *
- * - with `HTTP_BENCH_FLOOR=1`: the floor, "bare node:http hops": four plain `node:http` processes of the same shape
- *   (support/bare-hop.ts: three relays named gateway, orders and payments, then a responder named provider-sim that
- *   answers 201 to everything), no framework, no logging, no store, under the same load; prints the three relays'
- *   CPU per fresh payment of this tree (and of the baseline) over the floor's.
+ * - with `HTTP_BENCH_FLOOR=1` (or `bare`): the floor, "bare node:http hops": four plain `node:http` processes of the
+ *   same shape (support/bare-hop.ts: three relays named gateway, orders and payments, then a responder named
+ *   provider-sim that answers 201 to everything), no framework, no logging, no store, under the same load; prints
+ *   the three relays' CPU per fresh payment of this tree (and of the baseline) over the floor's.
+ *   With `HTTP_BENCH_FLOOR=nest`, the framework floor instead, "Nest on Fastify hops": the same four hops as minimal
+ *   NestJS apps on Fastify (support/nest-hop.ts: one controller, no logging, validation, interceptors or guards),
+ *   with the same ratio over it ("/ Nest floor"); `HTTP_BENCH_FLOOR=bare,nest` starts both.
  *
  * - with `HTTP_BENCH_CONTROL=1`: the coordinator-on chain once more, a chain of its own, against the first (A/A
  *   pair: how far two identical chains measured in the same run differ, the noise every other ratio carries).
@@ -50,7 +53,7 @@ import {
   type StoreCpu,
 } from './support/chain-load.js';
 import { printReport, comparisonsOf } from './support/chain-report.js';
-import { FLOOR_LABEL } from './support/bare-chain.js';
+import { FLOORS, floorDesignsOf } from './support/floor-chain.js';
 import { BENCH_TENANT, startChain, type Chain, type ChainOptions } from './support/chain-stack.js';
 import { parentOf } from './support/proc-cpu.js';
 import { startSpanSink } from './support/span-sink.js';
@@ -67,8 +70,8 @@ const PAYABLE_ORDER = { amount: 99_999_999, currency: 'EUR' };
 type ChainDesign = Omit<ChainOptions, 'redisUrl' | 'postgresUrl' | 'cpuProfDir'>;
 
 /**
- * The chains of this run: this tree with the coordinator on and off; the baseline checkout, if any; the floor, with
- * `HTTP_BENCH_FLOOR=1`; this tree with
+ * The chains of this run: this tree with the coordinator on and off; the baseline checkout, if any; the floors
+ * `HTTP_BENCH_FLOOR` names; this tree with
  * `HTTP_BENCH_NODE_ARGS`, if set; this tree traced into `sinkUrl` (every trace, then one in ten), if tracing; the
  * first again, with `HTTP_BENCH_CONTROL=1`.
  */
@@ -89,10 +92,14 @@ function designsOf(
     ...(baseline === undefined
       ? []
       : [{ label: 'baseline, coordinator on', root: baseline, coordinator: true }]),
-    // HTTP_BENCH_FLOOR=1: the same hops with nothing in them, the least any chain of this shape can cost.
-    ...(process.env['HTTP_BENCH_FLOOR'] === '1'
-      ? [{ label: FLOOR_LABEL, root: repoRoot(), coordinator: false, bare: true }]
-      : []),
+    // HTTP_BENCH_FLOOR: the same hops with nothing in them, bare or on the services' framework: the least a chain of
+    // this shape can cost.
+    ...floorDesignsOf(process.env['HTTP_BENCH_FLOOR']).map((floor) => ({
+      label: FLOORS[floor].label,
+      root: repoRoot(),
+      coordinator: false,
+      floor,
+    })),
     // HTTP_BENCH_NODE_ARGS: a third design of this tree with these node options, e.g. a GC setting to compare.
     ...(nodeArgs.length === 0
       ? []

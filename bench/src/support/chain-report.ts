@@ -1,5 +1,5 @@
 /** The printout and ratios of `pnpm bench:http`. */
-import { FLOOR_LABEL } from './bare-chain.js';
+import { FLOORS } from './floor-chain.js';
 import { relayCpuOf, type ChainResult } from './chain-load.js';
 import { CHAIN_SERVICES, type Chain } from './chain-stack.js';
 import { positiveNumber } from './env.js';
@@ -109,18 +109,22 @@ function ratiosOf(chains: readonly Chain[]): Ratio[] {
 }
 
 /**
- * HTTP_BENCH_FLOOR=1: how far the services' own work is above what their three HTTP hops cost at the least (the
- * relays alone: provider-sim stands for an outside provider, and the floor's responder does far less than it).
+ * HTTP_BENCH_FLOOR: how far the services' own work is above what their three HTTP hops cost at the least, bare and
+ * on their framework (the relays alone: provider-sim stands for an outside provider, and the floors' responders do
+ * far less than it).
  */
 function floorRatiosOf(ran: (label: string) => boolean): Ratio[] {
-  if (!ran(FLOOR_LABEL)) return [];
-  const relays = (who: string, label: string): Ratio => ({
-    what: `service CPU per fresh payment, ${who} / floor`,
-    of: 'relays',
-    a: [label, FRESH],
-    b: [FLOOR_LABEL, FRESH],
-  });
-  return [relays('this tree', ON), ...(ran(BASELINE) ? [relays('baseline', BASELINE)] : [])];
+  return Object.values(FLOORS)
+    .filter(({ label }) => ran(label))
+    .flatMap(({ label: floor, short }) => {
+      const relays = (who: string, label: string): Ratio => ({
+        what: `service CPU per fresh payment, ${who} / ${short}`,
+        of: 'relays',
+        a: [label, FRESH],
+        b: [floor, FRESH],
+      });
+      return [relays('this tree', ON), ...(ran(BASELINE) ? [relays('baseline', BASELINE)] : [])];
+    });
 }
 
 /**

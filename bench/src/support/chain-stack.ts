@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { TEST_INTERNAL_TOKEN, freePort, startServiceProcess, type ServiceProcess } from '@retry-safe/testing';
-import { startBareChain } from './bare-chain.js';
+import { startFloorChain, type FloorDesign } from './floor-chain.js';
 
 /** The one tenant of the benchmark and its bearer token at the gateway. */
 export const BENCH_TENANT = {
@@ -39,10 +39,10 @@ export interface ChainOptions {
    */
   readonly tracing?: { readonly sinkUrl: string; readonly ratio: number } | undefined;
   /**
-   * The floor instead of the services: four bare `node:http` hops of the same shape, with no store (`root`,
-   * `coordinator` and `tracing` are not used).
+   * A floor instead of the services: four hops of the same shape, bare `node:http` ones or NestJS-on-Fastify ones,
+   * with no store (`root`, `coordinator` and `tracing` are not used).
    */
-  readonly bare?: boolean;
+  readonly floor?: FloorDesign | undefined;
 }
 
 /** A running chain. */
@@ -55,7 +55,7 @@ export interface Chain {
   readonly pids: Readonly<Record<ChainService, number>>;
   /** The chain's database name (its PostgreSQL backends are the ones serving it). */
   readonly database: string;
-  /** The floor chain: no store, so its Redis and PostgreSQL figures are 0 (the shared stores' work is others'). */
+  /** A floor chain: no store, so its Redis and PostgreSQL figures are 0 (the shared stores' work is others'). */
   readonly bare?: boolean;
   close(): Promise<void>;
 }
@@ -100,9 +100,9 @@ function serviceStarter(options: ChainOptions, tag: string, started: ServiceProc
   };
 }
 
-/** Starts one chain (provider-sim first, the gateway last), each service on a free port; the floor's, if `bare`. */
+/** Starts one chain (provider-sim first, the gateway last), each service on a free port; a floor's, if `floor`. */
 export async function startChain(options: ChainOptions, index: number): Promise<Chain> {
-  if (options.bare === true) return startBareChain(options, index);
+  if (options.floor !== undefined) return startFloorChain(options, index, options.floor);
   const tag = `bench-chain-${index}`;
   const database = `retry_safe_bench_${index}_${process.pid}`;
   const databaseUrl = await createDatabase(options.postgresUrl, database);
