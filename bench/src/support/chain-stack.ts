@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import pg from 'pg';
 import { TEST_INTERNAL_TOKEN, freePort, startServiceProcess, type ServiceProcess } from '@retry-safe/testing';
+import { chainNodeArgs } from './chain-node-args.js';
 import { startFloorChain, type FloorDesign } from './floor-chain.js';
 
 /** The one tenant of the benchmark and its bearer token at the gateway. */
@@ -87,12 +88,7 @@ function serviceStarter(options: ChainOptions, tag: string, started: ServiceProc
       // provider-sim stands for the external provider: never traced.
       telemetry: traced && service !== 'provider-sim',
       env: { INTERNAL_TOKEN: TEST_INTERNAL_TOKEN, ...(service === 'provider-sim' ? {} : tracingEnv), ...env },
-      nodeArgs: [
-        ...(options.nodeArgs ?? []),
-        ...(options.cpuProfDir === undefined
-          ? []
-          : ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `${tag}-${service}`)}`]),
-      ],
+      nodeArgs: chainNodeArgs(options, tag, service),
       startTimeoutMs: 30_000,
     });
     started.push(proc);

@@ -4,9 +4,9 @@
  * else in them. Two designs, the same chain of hops with a different entry: `bare` (bare-hop.ts, plain `node:http`)
  * and `nest` (nest-hop.ts, NestJS on Fastify, the services' framework, with nothing of theirs in it).
  */
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort, startServiceProcess, type ServiceProcess } from '@retry-safe/testing';
+import { chainNodeArgs } from './chain-node-args.js';
 import type { Chain, ChainOptions, ChainService } from './chain-stack.js';
 
 /** A floor design: `bare` node:http hops, or `nest` (NestJS on Fastify) hops. */
@@ -71,12 +71,7 @@ export async function startFloorChain(
         port,
         telemetry: false,
         env: { HOP_PORT: String(port), ...(next === undefined ? {} : { HOP_NEXT_URL: next }) },
-        nodeArgs: [
-          ...(options.nodeArgs ?? []),
-          ...(options.cpuProfDir === undefined
-            ? []
-            : ['--cpu-prof', `--cpu-prof-dir=${join(options.cpuProfDir, `${tag}-${service}`)}`]),
-        ],
+        nodeArgs: chainNodeArgs(options, tag, service),
         startTimeoutMs: 30_000,
       });
       started.push(proc);
