@@ -120,7 +120,7 @@ export class IdempotentMethods implements OnModuleInit {
     };
   }
 
-  /** The function form the options ask for: plain, in the caller's transaction, or optimistic. */
+  /** The function form the options ask for: plain, in the caller's transaction, optimistic, or in one statement. */
   private formOf(
     label: string,
     action: (context: IdempotencyContext, ...args: unknown[]) => Promise<unknown>,
@@ -159,36 +159,35 @@ export class IdempotentMethods implements OnModuleInit {
 
   /** The {@link TransactionRunner} a `runInTransaction` token names, anywhere in the app (like `settingsProvider`). */
   private runnerOf(label: string, token: InjectionToken): TransactionRunner<SqlTransaction> {
-    let runner: unknown;
-    try {
-      runner = this.moduleRef.get(token, { strict: false });
-    } catch {
-      runner = undefined;
-    }
-    if (typeof runner !== 'function') {
-      throw new InvalidIdempotencyOptionsError(
-        `@IdempotentMethod() on ${label}: runInTransaction ${describeToken(token)} must resolve to a ` +
-          `TransactionRunner (a function), got ${runner === undefined ? 'nothing' : typeof runner}`,
-      );
-    }
-    return runner as TransactionRunner<SqlTransaction>;
+    return this.resolved(label, 'runInTransaction', token, 'a TransactionRunner (a function)', isFunction);
   }
 
   /** The pool an `inOneStatement` token names (an object with `query`), anywhere in the app. */
   private executorOf(label: string, token: InjectionToken): SqlTransaction {
-    let executor: unknown;
+    return this.resolved(label, 'inOneStatement', token, 'a pool (an object with query)', hasQuery);
+  }
+
+  /** What `token` (the value of the method's `option`) names anywhere in the app, refused unless `accepts` it. */
+  private resolved<V>(
+    label: string,
+    option: string,
+    token: InjectionToken,
+    expected: string,
+    accepts: (value: unknown) => boolean,
+  ): V {
+    let value: unknown;
     try {
-      executor = this.moduleRef.get(token, { strict: false });
+      value = this.moduleRef.get(token, { strict: false });
     } catch {
-      executor = undefined;
+      value = undefined;
     }
-    if (typeof (executor as Partial<SqlTransaction> | undefined)?.query !== 'function') {
+    if (!accepts(value)) {
       throw new InvalidIdempotencyOptionsError(
-        `@IdempotentMethod() on ${label}: inOneStatement ${describeToken(token)} must resolve to a pool ` +
-          `(an object with query), got ${executor === undefined ? 'nothing' : typeof executor}`,
+        `@IdempotentMethod() on ${label}: ${option} ${describeToken(token)} must resolve to ${expected}, ` +
+          `got ${value === undefined ? 'nothing' : typeof value}`,
       );
     }
-    return executor as SqlTransaction;
+    return value as V;
   }
 
   private settingsOf(
@@ -201,6 +200,10 @@ export class IdempotentMethods implements OnModuleInit {
     return (...args) => provider.idempotencySettings(...args);
   }
 }
+
+const isFunction = (value: unknown): boolean => typeof value === 'function';
+const hasQuery = (value: unknown): boolean =>
+  typeof (value as Partial<SqlTransaction> | null)?.query === 'function';
 
 /** A token as an error message names it: a class or function by its name, a symbol or string as it prints. */
 function describeToken(token: InjectionToken): string {

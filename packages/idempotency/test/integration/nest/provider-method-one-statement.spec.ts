@@ -156,4 +156,33 @@ describe('@IdempotentMethod({ inOneStatement }), real PostgreSQL', () => {
       ),
     ).rejects.toThrow(/Incomplete\.run: inOneStatement needs runInTransaction/);
   });
+
+  const MISSING = Symbol('MISSING');
+  const NOT_A_POOL = Symbol('NOT_A_POOL');
+  it.each([
+    ['nothing in the app', MISSING, [], 'got nothing'],
+    ['something else', NOT_A_POOL, [{ provide: NOT_A_POOL, useValue: { query: 'no' } }], 'got object'],
+  ])('an inOneStatement token of %s is refused when the app starts', async (_, token, providers, got) => {
+    @Injectable()
+    class Poolless {
+      @IdempotentMethod<[string], number>({
+        operation: 'x.y',
+        key: (id) => id,
+        inOneStatement: token,
+        runInTransaction: RUN_IN_TRANSACTION,
+      })
+      async run(_id: string): Promise<number> {
+        return 1;
+      }
+    }
+    const refusal = appWith(
+      [IdempotencyModule.forRoot({ store, closeStoreOnShutdown: false })],
+      [...databaseProviders, ...providers, Poolless],
+    );
+    await expect(refusal).rejects.toMatchObject({ code: IdempotencyErrorCode.InvalidOptions });
+    await expect(refusal).rejects.toThrow(
+      `@IdempotentMethod() on Poolless.run: inOneStatement ${String(token)} must resolve to a pool ` +
+        `(an object with query), ${got}`,
+    );
+  });
 });
