@@ -203,7 +203,7 @@ async function scenariosOf(chain: Chain): Promise<ChainScenario[]> {
     chain,
     next: () => ({ path: '/v1/orders', body: ORDER_BODY, key: randomUUID() }),
   };
-  if (!chain.coordinator && chain.bare !== true) return [fresh, create];
+  if (!chain.coordinator && chain.floor === undefined) return [fresh, create];
   const replays = await payOnce(chain, orders, positiveInt('HTTP_BENCH_REPLAY_KEYS', 500));
   let replay = 0;
   return [

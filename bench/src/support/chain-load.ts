@@ -119,7 +119,7 @@ export async function runWindow(
   stores: StoreCpu,
 ): Promise<ChainResult> {
   const { chain } = scenario;
-  const measured = chain.bare === true ? NO_STORES : stores;
+  const measured = chain.floor !== undefined ? NO_STORES : stores;
   const before = cpuSnapshot(chain, measured);
   const result = await autocannon({
     url: chain.gatewayUrl,
@@ -146,7 +146,7 @@ export async function runWindow(
   const after = cpuSnapshot(chain, measured);
   const ok = result['2xx'];
   const perAnswer = cpuPerAnswer(before, after, ok);
-  const cpuMsPerOp = chain.bare === true ? { ...perAnswer, redis: 0, postgres: 0 } : perAnswer;
+  const cpuMsPerOp = chain.floor !== undefined ? { ...perAnswer, redis: 0, postgres: 0 } : perAnswer;
   return {
     name: scenario.name,
     chain: chain.label,

@@ -56,8 +56,11 @@ export interface Chain {
   readonly pids: Readonly<Record<ChainService, number>>;
   /** The chain's database name (its PostgreSQL backends are the ones serving it). */
   readonly database: string;
-  /** A floor chain: no store, so its Redis and PostgreSQL figures are 0 (the shared stores' work is others'). */
-  readonly bare?: boolean;
+  /**
+   * A floor chain's design: it has no store, so its Redis and PostgreSQL figures are 0 (the shared stores' work in
+   * its windows is other chains').
+   */
+  readonly floor?: FloorDesign;
   close(): Promise<void>;
 }
 

@@ -88,7 +88,7 @@ export async function startFloorChain(
   return {
     label: options.label,
     coordinator: options.coordinator,
-    bare: true,
+    floor: design,
     gatewayUrl: gateway.url,
     pids: pids as Record<ChainService, number>,
     database: '',
