@@ -91,6 +91,10 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
+  // Nothing is in flight by now. A keep-alive connection of fetch's that the server did not count as idle when it
+  // closed would hold close() for Fastify's keep-alive timeout (72 s; this app has no shell server limits): the
+  // suite's teardown is bounded here as a service's shutdown is by its drain (drain.ts).
+  (app.getHttpServer() as Server).closeAllConnections();
   await app.close();
   context.disable();
 });
