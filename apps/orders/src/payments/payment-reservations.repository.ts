@@ -29,27 +29,31 @@ export type Reservation =
 
 // The key's row first (its primary key serialises the key's attempts: a second waits for the first's commit),
 // then the one conditional UPDATE: it adds to `reserved_amount` only if paid + reserved + amount <= amount, decided
-// on the row's latest version under its lock, never on an earlier read. The order as the statement found it, for
-// the refusal. $1 tenant, $2 key, $3 order, $4 amount, $5 TTL in ms.
+// on the row's latest version under its lock, never on an earlier read. A key that has its row gets that row back
+// from the same statement: `DO UPDATE` (a no-op) locks the row's latest committed version and returns it, where
+// `DO NOTHING` returned nothing and a second read could find the row gone (another attempt of the key resolved it
+// in between; under a burst of one key's retries, again and again). `xmax = 0` only on a row this statement
+// inserted. The order as the statement found it, for the refusal. $1 tenant, $2 key, $3 order, $4 amount, $5 TTL
+// in ms.
 const RESERVE: NamedStatement = {
   name: 'reservations:reserve',
   text: `WITH ins AS (
       INSERT INTO order_payment_reservations (tenant_id, key, order_id, amount, expires_at)
       VALUES ($1, $2, $3, $4, now() + $5::float8 * interval '1 millisecond')
-      ON CONFLICT (tenant_id, key) DO NOTHING RETURNING order_id, amount
+      ON CONFLICT (tenant_id, key) DO UPDATE SET key = order_payment_reservations.key
+      RETURNING order_id, amount, xmax = 0 AS inserted
     ), reserved AS (
       UPDATE orders SET reserved_amount = orders.reserved_amount + ins.amount FROM ins
-      WHERE orders.id = ins.order_id AND orders.tenant_id = $1
+      WHERE ins.inserted AND orders.id = ins.order_id AND orders.tenant_id = $1
         AND orders.paid_amount + orders.reserved_amount + ins.amount <= orders.amount
       RETURNING orders.id
     )
-    SELECT (SELECT count(*) FROM ins)::int AS inserted, (SELECT count(*) FROM reserved)::int AS reserved,
+    SELECT (SELECT count(*) FROM ins WHERE inserted)::int AS inserted,
+      (SELECT count(*) FROM reserved)::int AS reserved,
+      (SELECT order_id FROM ins WHERE NOT inserted) AS held_order_id,
+      (SELECT amount FROM ins WHERE NOT inserted) AS held_amount,
       o.amount, o.paid_amount, o.reserved_amount
     FROM orders o WHERE o.id = $3 AND o.tenant_id = $1`,
-};
-const FIND: NamedStatement = {
-  name: 'reservations:find',
-  text: 'SELECT order_id, amount FROM order_payment_reservations WHERE tenant_id = $1 AND key = $2',
 };
 // The key's reservation deleted and its amount given back to the order, in one statement.
 const RELEASE: NamedStatement = {
@@ -86,9 +90,6 @@ class NoRoom extends Error {
   }
 }
 
-/** How often {@link PaymentReservations.reserve} starts again when the key's row vanished under it. */
-const RESERVE_ATTEMPTS = 3;
-
 /**
  * The reservations of the order balance payments in flight hold (`order_payment_reservations`, summed in
  * `orders.reserved_amount`). Every statement is short and waits on nothing but rows of this database.
@@ -108,18 +109,13 @@ export class PaymentReservations {
     amount: number,
     ttlMs: number,
   ): Promise<Reservation | undefined> {
-    for (let attempt = 1; ; attempt++) {
-      try {
-        const found = await withPgTransaction(this.pool, (client) =>
-          this.reserveIn(client, owner, orderId, amount, ttlMs),
-        );
-        if (found !== 'vanished') return found;
-        if (attempt === RESERVE_ATTEMPTS)
-          throw new Error(`the reservation of key ${owner.key} kept vanishing`);
-      } catch (error) {
-        if (error instanceof NoRoom) return error.reservation;
-        throw error;
-      }
+    try {
+      return await withPgTransaction(this.pool, (client) =>
+        this.reserveIn(client, owner, orderId, amount, ttlMs),
+      );
+    } catch (error) {
+      if (error instanceof NoRoom) return error.reservation;
+      throw error;
     }
   }
 
@@ -152,7 +148,7 @@ export class PaymentReservations {
     orderId: string,
     amount: number,
     ttlMs: number,
-  ): Promise<Reservation | 'vanished' | undefined> {
+  ): Promise<Reservation | undefined> {
     const { rows } = await client.query<ReserveRow>({
       ...RESERVE,
       values: [owner.tenantId, owner.key, orderId, amount, ttlMs],
@@ -168,18 +164,10 @@ export class PaymentReservations {
         reservedAmount: amountOf(row.reserved_amount),
       });
     }
-    // The key's row is there (committed, or this statement would have waited for it): a later statement sees it,
-    // unless it was resolved in between, and then the key reserves afresh.
-    const held = await client.query<{ order_id: string; amount: string }>({
-      ...FIND,
-      values: [owner.tenantId, owner.key],
-    });
-    const existing = held.rows[0];
-    if (existing === undefined) return 'vanished';
     return {
       outcome: ReservationOutcome.Held,
-      orderId: existing.order_id,
-      amount: amountOf(existing.amount),
+      orderId: row.held_order_id!,
+      amount: amountOf(row.held_amount!),
     };
   }
 }
@@ -187,6 +175,9 @@ export class PaymentReservations {
 interface ReserveRow {
   readonly inserted: number;
   readonly reserved: number;
+  /** The key's reservation when it had one already (nothing inserted), else null. */
+  readonly held_order_id: string | null;
+  readonly held_amount: string | null;
   readonly amount: string;
   readonly paid_amount: string;
   readonly reserved_amount: string;

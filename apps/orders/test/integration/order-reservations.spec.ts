@@ -5,6 +5,10 @@ import type { INestApplication } from '@nestjs/common';
 import type { ServiceResponse } from '@retry-safe/http-client';
 import type pg from 'pg';
 import request from 'supertest';
+import {
+  PaymentReservations,
+  ReservationOutcome,
+} from '../../src/payments/payment-reservations.repository.js';
 import { FakePayments, createOrder, useOrdersWorld } from './orders.app.js';
 
 const TENANT = 'b0000000-0000-4000-8000-00000000000b';
@@ -170,6 +174,47 @@ describe('paying an order: the amount is reserved before the charge, so no payme
     ]);
     expect(await stateOf(orderId)).toMatchObject({ paid: 400, reserved: 0, reservations: [] });
     expect((await pay(orderId, `rest-${randomUUID()}`, 600)).status).toBe(201);
+  });
+
+  it("a retry whose key's reservation another attempt resolves between two statements gets it as held, not an error", async () => {
+    const orderId = await newOrder(5000);
+    const key = `churned-${randomUUID()}`;
+    // Another attempt of the key holds its reservation when this one reserves, and resolves it (its replay gives it
+    // back) before any later statement of this one: what a burst of one key's retries did on two busy cores, where
+    // orders read the key's row in a second statement, found it gone three times and answered 500.
+    const other = pool();
+    const hold = () =>
+      other.query(
+        `INSERT INTO order_payment_reservations (tenant_id, key, order_id, amount, expires_at)
+          VALUES ($1, $2, $3, 700, now() + interval '1 minute') ON CONFLICT DO NOTHING`,
+        [TENANT, key, orderId],
+      );
+    const resolve = () =>
+      other.query('DELETE FROM order_payment_reservations WHERE tenant_id = $1 AND key = $2', [TENANT, key]);
+    const churned = {
+      connect: async () => {
+        const client = await other.connect();
+        let reserving = false;
+        const query = async (config: unknown, values?: unknown[]) => {
+          const name = (config as { name?: string } | null)?.name;
+          if (name === 'reservations:reserve') await hold();
+          else if (reserving && name !== undefined) await resolve();
+          reserving ||= name === 'reservations:reserve';
+          return client.query(config as pg.QueryConfig, values);
+        };
+        return Object.assign(Object.create(client) as pg.PoolClient, { query });
+      },
+    } as unknown as pg.Pool;
+
+    const answer = await new PaymentReservations(churned).reserve(
+      { tenantId: TENANT, key },
+      orderId,
+      700,
+      60_000,
+    );
+    expect(answer).toEqual({ outcome: ReservationOutcome.Held, orderId, amount: 700 });
+    expect(await stateOf(orderId)).toMatchObject({ reserved: 0, reservations: [[key, 700]] });
+    await resolve();
   });
 
   it("the sweep releases a reservation whose key's record expired, and only that one", async () => {
